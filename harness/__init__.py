@@ -1,0 +1,1 @@
+"""todo-bench: measure how LLM agents corrupt their own todo lists."""

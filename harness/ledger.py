@@ -1,0 +1,122 @@
+"""The harness's own record of an episode: what every tool call did to the store and workspace."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from harness.todo.base import TodoItem
+
+TODO_TOOLS = frozenset(
+    {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
+)
+
+
+class TodoEvent(BaseModel):
+    """A todo-tool call, accepted or rejected, with the store before and after."""
+
+    kind: Literal["todo"] = "todo"
+    turn: int
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+    accepted: bool
+    error: str | None = None
+    before: list[TodoItem]
+    after: list[TodoItem]
+
+
+class WorkspaceEvent(BaseModel):
+    """A workspace-tool call and whether it succeeded."""
+
+    kind: Literal["workspace"] = "workspace"
+    turn: int
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+    ok: bool
+    result: str
+
+
+class MalformedCallEvent(BaseModel):
+    """A tool call the harness could not run (unknown tool, bad arguments)."""
+
+    kind: Literal["malformed"] = "malformed"
+    turn: int
+    call_id: str
+    tool: str
+    error: str
+
+
+class AssistantEvent(BaseModel):
+    """One model turn: its text, how many real tool calls, and token usage."""
+
+    kind: Literal["assistant"] = "assistant"
+    turn: int
+    text: str
+    tool_calls: int
+    todo_tool_calls: int
+    input_tokens: int = 0
+    output_tokens: int = 0
+    todo_output_tokens: int = 0
+
+
+class UserTurnEvent(BaseModel):
+    """A scripted user message: what it sanctions from this turn on."""
+
+    kind: Literal["user"] = "user"
+    turn: int
+    action: str
+    subtask: str | None = None
+    new_text: str | None = None
+
+
+class ClaimEvent(BaseModel):
+    """The agent tried to finish; `blocked` if the harness refused."""
+
+    kind: Literal["claim"] = "claim"
+    turn: int
+    blocked: bool
+    reason: str = ""
+    state: str = ""
+    done: int = 0
+    total: int = 0
+
+
+class CompactionEvent(BaseModel):
+    kind: Literal["compaction"] = "compaction"
+    turn: int
+    dropped_messages: int
+
+
+Event = (
+    TodoEvent
+    | WorkspaceEvent
+    | MalformedCallEvent
+    | AssistantEvent
+    | UserTurnEvent
+    | ClaimEvent
+    | CompactionEvent
+)
+
+
+class Ledger(BaseModel):
+    """Everything scorers may read about an episode besides the final workspace."""
+
+    scenario: str
+    variant: str
+    events: list[Event] = Field(default_factory=list)
+    end_reason: Literal["claimed_done", "budget_exhausted", "running"] = "running"
+    turns: int = 0
+
+    def of(self, kind: type[Any]) -> list[Any]:
+        return [event for event in self.events if isinstance(event, kind)]
+
+    @property
+    def todo_events(self) -> list[TodoEvent]:
+        return self.of(TodoEvent)
+
+    @property
+    def workspace_events(self) -> list[WorkspaceEvent]:
+        return self.of(WorkspaceEvent)

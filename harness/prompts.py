@@ -1,0 +1,48 @@
+"""Prompt text, kept as named, versioned constants so a change shows in diffs and results."""
+
+PROMPT_VERSION = "1"
+
+SYSTEM = """You are a coding agent working in a sandboxed workspace directory.
+Use the workspace tools to do the task; every path is relative to the workspace.
+Plan the task as a todo list with the todo tools before you start, keep it up to date as you
+work (exactly one item in_progress at a time), and mark an item completed only after its work
+is really done. When everything is done, reply with a short final answer and no tool call."""
+
+INJECTED_LIST = "Current todo list (kept by the system, always up to date):\n{rendered}"
+
+REMINDER = "<reminder>Update your todos.</reminder>"
+
+COMPACTED = "[Earlier conversation was compacted to save context; {count} messages were removed.]"
+
+GATE_BLOCKED = (
+    "Completion blocked: not every subtask is done yet. {state}\n"
+    "Continue working on the unchecked subtasks."
+)
+
+FAKE_CALL_BLOCKED = (
+    "You wrote a tool call as text instead of calling the tool. Nothing was executed. "
+    "Call the tool for real."
+)
+
+TOOL_DESCRIPTIONS = {
+    "todo": (
+        "Replace the whole todo list. Send every item as {id, text, status}; status is "
+        "pending, in_progress or completed; at most 20 items, at most one in_progress."
+    ),
+    "add_todo": "Add a todo item; the system assigns its id.",
+    "update_todo_status": "Set the status (pending, in_progress, completed) of one todo by id.",
+    "rename_todo": "Change the text of one todo by id.",
+    "delete_todo": "Delete one todo by id.",
+    "list_todos": "Show the current todo list.",
+    "list_files": "List every file in the workspace (relative paths).",
+    "read_file": "Read a text file (an .xlsx file is shown as rows).",
+    "write_file": "Create or overwrite a text file.",
+    "rename_file": "Rename or move a file.",
+    "delete_file": "Delete a file.",
+    "create_excel": (
+        "Write a real .xlsx sheet: give `rows` (list of rows, each a list of cells), or set "
+        "`from_workspace_files` to true to write a header 'file' and one row per workspace "
+        "file. An existing workbook keeps its other sheets."
+    ),
+    "write_csv": "Write rows (list of lists of cells) to a CSV file.",
+}

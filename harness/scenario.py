@@ -1,0 +1,274 @@
+"""Scenario files: pydantic models, the YAML loader, selection and the JSON Schema."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+WORKSPACE_TOOLS = (
+    "list_files",
+    "read_file",
+    "write_file",
+    "rename_file",
+    "delete_file",
+    "create_excel",
+    "write_csv",
+)
+
+
+class ScenarioError(Exception):
+    """A scenario file that cannot be used; the message names the file and the field."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FileSpec(_Strict):
+    """An initial workspace file."""
+
+    path: str
+    content: str = ""
+
+
+class GeneratedFiles(_Strict):
+    """`count` files from a pattern; `{i}` is 1-based (format spec allowed, e.g. `{i:02d}`)."""
+
+    pattern: str
+    count: int = Field(ge=1, le=200)
+    content: str = "file {i}\n"
+
+    def expand(self) -> list[FileSpec]:
+        return [
+            FileSpec(path=self.pattern.format(i=i), content=self.content.format(i=i))
+            for i in range(1, self.count + 1)
+        ]
+
+
+class ArgConstraint(_Strict):
+    """Constraint on one tool argument (compared as text; lists match if any element does)."""
+
+    equals: str | bool | None = None
+    ends_with: str | None = None
+    contains: str | None = None
+
+
+class Rule(_Strict):
+    """A successful call of one of `tool` whose args meet `args` ticks the subtask.
+
+    `after` names a subtask that must already be done (e.g. a read that verifies a write).
+    """
+
+    tool: str | list[str]
+    args: dict[str, ArgConstraint] = Field(default_factory=dict)
+    after: str | None = None
+
+    @property
+    def tools(self) -> list[str]:
+        return [self.tool] if isinstance(self.tool, str) else list(self.tool)
+
+
+class Subtask(_Strict):
+    """One checkbox of the task: how a todo names it and which calls complete it."""
+
+    id: str
+    title: str
+    keywords: list[str] = Field(min_length=1)
+    done_when: list[Rule] = Field(min_length=1)
+
+
+class Step(_Strict):
+    """One tool call of the reference solution."""
+
+    subtask: str
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class UserTurn(_Strict):
+    """A scripted user message delivered after the agent's `after_turn`-th model turn."""
+
+    after_turn: int = Field(ge=1)
+    message: str
+    action: Literal["add", "cancel", "rename", "none"] = "none"
+    subtask: str | None = None
+    new_text: str | None = None
+
+    @model_validator(mode="after")
+    def _action_needs_subtask(self) -> UserTurn:
+        if self.action != "none" and not self.subtask:
+            raise ValueError(f"action '{self.action}' needs `subtask`")
+        if self.action == "rename" and not self.new_text:
+            raise ValueError("action 'rename' needs `new_text`")
+        return self
+
+
+class Compaction(_Strict):
+    """Drop all but the last `keep_last` messages after model turn `at_turn`."""
+
+    at_turn: int = Field(ge=1)
+    keep_last: int = Field(ge=1)
+
+
+class FileExists(_Strict):
+    kind: Literal["file_exists"]
+    path: str
+
+
+class FileAbsent(_Strict):
+    kind: Literal["file_absent"]
+    path: str
+
+
+class FileEquals(_Strict):
+    kind: Literal["file_equals"]
+    path: str
+    content: str
+
+
+class FileContains(_Strict):
+    kind: Literal["file_contains"]
+    path: str
+    text: str
+
+
+class XlsxRows(_Strict):
+    kind: Literal["xlsx_rows"]
+    path: str
+    sheet: str | None = None
+    rows: list[list[str]]
+
+
+class CsvRows(_Strict):
+    kind: Literal["csv_rows"]
+    path: str
+    rows: list[list[str]]
+
+
+class LinesInOrder(_Strict):
+    kind: Literal["lines_in_order"]
+    path: str
+    lines: list[str]
+
+
+OutcomeCheck = Annotated[
+    FileExists | FileAbsent | FileEquals | FileContains | XlsxRows | CsvRows | LinesInOrder,
+    Field(discriminator="kind"),
+]
+
+
+class Scenario(_Strict):
+    """A scripted multi-step task."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    title: str
+    tags: list[str] = Field(default_factory=list)
+    prompt: str
+    files: list[FileSpec] = Field(default_factory=list)
+    generated: list[GeneratedFiles] = Field(default_factory=list)
+    subtasks: list[Subtask] = Field(min_length=1)
+    checks: list[OutcomeCheck] = Field(min_length=1)
+    reference: list[Step] = Field(min_length=1)
+    user_turns: list[UserTurn] = Field(default_factory=list)
+    compaction: Compaction | None = None
+    confusions: dict[str, str] = Field(default_factory=dict)
+    max_turns: int = Field(default=40, ge=1, le=500)
+
+    @model_validator(mode="after")
+    def _cross_references(self) -> Scenario:
+        ids = [s.id for s in self.subtasks]
+        if len(set(ids)) != len(ids):
+            raise ValueError("subtask ids must be unique")
+        for i, step in enumerate(self.reference):
+            if step.subtask not in ids:
+                raise ValueError(f"reference.{i}.subtask: unknown subtask '{step.subtask}'")
+            if step.tool not in WORKSPACE_TOOLS:
+                raise ValueError(f"reference.{i}.tool: unknown tool '{step.tool}'")
+        for i, turn in enumerate(self.user_turns):
+            if turn.subtask and turn.subtask not in ids:
+                raise ValueError(f"user_turns.{i}.subtask: unknown subtask '{turn.subtask}'")
+        for subtask in self.subtasks:
+            for j, rule in enumerate(subtask.done_when):
+                for tool in rule.tools:
+                    if tool not in WORKSPACE_TOOLS:
+                        raise ValueError(
+                            f"subtasks.{subtask.id}.done_when.{j}.tool: unknown tool '{tool}'"
+                        )
+                if rule.after and rule.after not in ids:
+                    raise ValueError(
+                        f"subtasks.{subtask.id}.done_when.{j}.after: unknown subtask '{rule.after}'"
+                    )
+        return self
+
+    def all_files(self) -> list[FileSpec]:
+        return [*self.files, *(f for g in self.generated for f in g.expand())]
+
+    def added_by_user(self) -> set[str]:
+        return {t.subtask for t in self.user_turns if t.action == "add" and t.subtask}
+
+    def initial_subtasks(self) -> list[Subtask]:
+        added = self.added_by_user()
+        return [s for s in self.subtasks if s.id not in added]
+
+    def subtask(self, subtask_id: str) -> Subtask:
+        return next(s for s in self.subtasks if s.id == subtask_id)
+
+
+def _field_path(loc: Sequence[int | str]) -> str:
+    return ".".join(str(part) for part in loc) or "(top level)"
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Load and validate one YAML scenario; errors name the file and the field."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as error:
+        raise ScenarioError(f"{path}: cannot read YAML: {error}") from error
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{path}: expected a mapping at the top level")
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
+        raise ScenarioError(
+            f"{path}: field '{_field_path(first['loc'])}': {first['msg']}{more}"
+        ) from error
+    if scenario.id != path.stem:
+        raise ScenarioError(f"{path}: field 'id': '{scenario.id}' must match the file name")
+    return scenario
+
+
+def load_scenarios(directory: Path = SCENARIO_DIR) -> list[Scenario]:
+    """Every scenario in a directory, sorted by id."""
+    paths = sorted(directory.glob("*.yaml"))
+    if not paths:
+        raise ScenarioError(f"{directory}: no *.yaml scenario files found")
+    return [load_scenario(p) for p in paths]
+
+
+def select(scenarios: Iterable[Scenario], wanted: Sequence[str] | str | None) -> list[Scenario]:
+    """Filter by ids or tags (comma-separated string or list); None or 'all' keeps everything."""
+    pool = list(scenarios)
+    if wanted is None or wanted == "all" or wanted == []:
+        return pool
+    names = [w.strip() for w in (wanted.split(",") if isinstance(wanted, str) else wanted)]
+    names = [n for n in names if n]
+    known = {s.id for s in pool} | {t for s in pool for t in s.tags}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ScenarioError(
+            f"unknown scenario id or tag: {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
+    return [s for s in pool if s.id in names or set(s.tags) & set(names)]
+
+
+def json_schema() -> str:
+    """The published JSON Schema of the scenario format."""
+    return json.dumps(Scenario.model_json_schema(), indent=2, sort_keys=True)

@@ -1,0 +1,55 @@
+"""The @task: one variant over a selection of scenarios."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from harness import prompts
+from harness.agent import todo_agent
+from harness.scenario import SCENARIO_DIR, Scenario, load_scenarios, select
+from harness.scoring import todo_scorer
+from harness.variants import Variant
+
+
+def scenario_samples(scenarios: list[Scenario]) -> MemoryDataset:
+    return MemoryDataset(
+        [
+            Sample(
+                id=s.id,
+                input=s.prompt,
+                metadata={"scenario": s.model_dump(mode="json"), "tags": s.tags},
+            )
+            for s in scenarios
+        ],
+        name="todo-bench-scenarios",
+    )
+
+
+@task
+def todo_bench(
+    variant: str = "L0-rewrite",
+    inject: bool = False,
+    gate: bool = False,
+    scenarios: str = "all",
+    scenario_dir: str | None = None,
+) -> Task:
+    """Run every selected scenario under one todo design.
+
+    Args:
+        variant: L0-rewrite, L1-textlock, L2-whitelist, L3-granular, L4-inject (optionally +gate).
+        inject: Inject the current list into every prompt (what L4 adds to L3).
+        gate: Refuse the agent's "done" until every subtask is ticked.
+        scenarios: Comma-separated scenario ids or tags, or "all".
+        scenario_dir: Directory of scenario YAML files (default: the shipped suite).
+    """
+    chosen = Variant.parse(variant, inject=inject, gate=gate)
+    pool = load_scenarios(Path(scenario_dir) if scenario_dir else SCENARIO_DIR)
+    return Task(
+        dataset=scenario_samples(select(pool, scenarios)),
+        solver=todo_agent(chosen),
+        scorer=todo_scorer(),
+        metadata={"variant": chosen.label, "prompt_version": prompts.PROMPT_VERSION},
+    )

@@ -1,0 +1,159 @@
+"""The shared todo-store interface: items, rendering, validation and the granular ops."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Status = Literal["pending", "in_progress", "completed"]
+STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed")
+MAX_ITEMS = 20
+_MARKS: dict[str, str] = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
+
+
+class TodoItem(BaseModel):
+    """One todo as the backend stores it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    text: str
+    status: Status = "pending"
+
+
+class TodoRejected(Exception):
+    """An update the backend refused; the message tells the model what to fix."""
+
+
+def render(items: Sequence[TodoItem]) -> str:
+    """Render a list the way tool results and injection show it."""
+    if not items:
+        return "No todos.\n(0/0 completed)"
+    lines = [f"{_MARKS[item.status]} #{item.id}: {item.text}" for item in items]
+    done = sum(1 for item in items if item.status == "completed")
+    lines.append(f"({done}/{len(items)} completed)")
+    return "\n".join(lines)
+
+
+def parse_items(raw: Any) -> list[TodoItem]:
+    """Apply the classic demo's rules to a full list sent by the model."""
+    if not isinstance(raw, list):
+        raise TodoRejected("`items` must be a list of {id, text, status} objects.")
+    if len(raw) > MAX_ITEMS:
+        raise TodoRejected(f"Max {MAX_ITEMS} todos allowed, got {len(raw)}.")
+    items: list[TodoItem] = []
+    for position, entry in enumerate(raw, start=1):
+        if not isinstance(entry, dict):
+            raise TodoRejected(f"Item {position}: expected an object with id, text, status.")
+        item_id = str(entry.get("id") or position).strip().lstrip("#")
+        text = str(entry.get("text", "")).strip()
+        status = str(entry.get("status", "pending")).strip().lower()
+        if not text:
+            raise TodoRejected(f"Item #{item_id}: text required.")
+        if status not in STATUSES:
+            raise TodoRejected(
+                f"Item #{item_id}: invalid status '{status}' (use pending, in_progress, completed)."
+            )
+        items.append(TodoItem(id=item_id, text=text, status=status))  # type: ignore[arg-type]
+    ids = [item.id for item in items]
+    duplicated = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicated:
+        raise TodoRejected(f"Duplicate ids: {', '.join('#' + i for i in duplicated)}.")
+    check_one_in_progress(items)
+    return items
+
+
+def check_one_in_progress(items: Sequence[TodoItem]) -> None:
+    """Refuse more than one in_progress item."""
+    active = [item.id for item in items if item.status == "in_progress"]
+    if len(active) > 1:
+        raise TodoRejected(
+            "Only one task can be in_progress at a time "
+            f"(got {', '.join('#' + i for i in active)})."
+        )
+
+
+class TodoStore:
+    """Base store: holds the list, accepts granular ops; levels decide what `write` accepts.
+
+    Subclasses set TOOLS (the todo tools the model is offered) and override
+    `check_write` to add their rule on top of the demo's.
+    """
+
+    name: ClassVar[str] = "base"
+    TOOLS: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self) -> None:
+        self.items: list[TodoItem] = []
+        self._next_id = 1
+
+    # -- full rewrite (L0-L2) ------------------------------------------------
+    def write(self, raw: Any) -> str:
+        items = parse_items(raw)
+        self.check_write(items)
+        self._replace(items)
+        return render(self.items)
+
+    def check_write(self, items: list[TodoItem]) -> None:
+        """Level-specific acceptance rule for a full rewrite; the base accepts anything."""
+
+    # -- granular ops (offered per level) -------------------------------------
+    def add(self, text: str) -> str:
+        text = str(text).strip()
+        if not text:
+            raise TodoRejected("text required.")
+        if len(self.items) >= MAX_ITEMS:
+            raise TodoRejected(f"Max {MAX_ITEMS} todos allowed.")
+        item = TodoItem(id=str(self._next_id), text=text)
+        self._replace([*self.items, item])
+        return f"Added #{item.id}.\n{render(self.items)}"
+
+    def update_status(self, item_id: str, status: str) -> str:
+        index = self._index(item_id)
+        if status not in STATUSES:
+            raise TodoRejected(
+                f"invalid status '{status}' (use pending, in_progress, completed).\n"
+                + self._current()
+            )
+        items = list(self.items)
+        items[index] = items[index].model_copy(update={"status": status})
+        check_one_in_progress(items)
+        self._replace(items)
+        return render(self.items)
+
+    def rename(self, item_id: str, new_text: str) -> str:
+        index = self._index(item_id)
+        new_text = str(new_text).strip()
+        if not new_text:
+            raise TodoRejected("new_text required.")
+        items = list(self.items)
+        items[index] = items[index].model_copy(update={"text": new_text})
+        self._replace(items)
+        return render(self.items)
+
+    def delete(self, item_id: str) -> str:
+        index = self._index(item_id)
+        self._replace([item for i, item in enumerate(self.items) if i != index])
+        return render(self.items)
+
+    def list(self) -> str:
+        return render(self.items)
+
+    # -- internals -------------------------------------------------------------
+    def _replace(self, items: list[TodoItem]) -> None:
+        self.items = list(items)
+        numeric = [int(item.id) for item in items if item.id.isdigit()]
+        # backend-assigned ids never reuse an id the model has already seen
+        self._next_id = max([self._next_id - 1, *numeric]) + 1
+
+    def _index(self, item_id: str) -> int:
+        key = str(item_id).strip().lstrip("#")
+        for i, item in enumerate(self.items):
+            if item.id == key:
+                return i
+        raise TodoRejected(f"No todo with id #{key}.\n{self._current()}")
+
+    def _current(self) -> str:
+        return f"Current list:\n{render(self.items)}"

@@ -1,0 +1,198 @@
+"""Inspect tools for one episode: todo tools per level plus workspace tools, all recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+from inspect_ai.tool import ToolDef, ToolError
+
+from harness.ledger import Ledger, TodoEvent, WorkspaceEvent
+from harness.prompts import TOOL_DESCRIPTIONS
+from harness.todo.base import TodoRejected, TodoStore
+from harness.tracker import TaskStateTracker
+from harness.workspace import Workspace, WorkspaceError
+
+
+class TodoInput(TypedDict, total=False):
+    """One item of a full `todo` rewrite."""
+
+    id: str
+    text: str
+    status: str
+
+
+@dataclass
+class Episode:
+    """Everything one episode's tools act on and record into."""
+
+    store: TodoStore
+    workspace: Workspace
+    ledger: Ledger
+    tracker: TaskStateTracker
+    turn: int = 0
+    on_tick: Callable[[list[str]], None] | None = None
+
+
+def _todo_tool(
+    episode: Episode, name: str, op: Callable[..., str], params: dict[str, str]
+) -> ToolDef:
+    async def run(**kwargs: Any) -> str:
+        before = list(episode.store.items)
+        try:
+            result = op(**kwargs)
+            accepted, error = True, None
+        except TodoRejected as rejected:
+            result, accepted, error = "", False, str(rejected)
+        episode.ledger.events.append(
+            TodoEvent(
+                turn=episode.turn,
+                call_id="",  # filled in by the agent loop, which knows the call ids
+                tool=name,
+                args=kwargs,
+                accepted=accepted,
+                error=error,
+                before=before,
+                after=list(episode.store.items),
+            )
+        )
+        if error is not None:
+            raise ToolError(error)
+        return result
+
+    return _define(run, name, params, _signature(name))
+
+
+def _workspace_tool(
+    episode: Episode, name: str, op: Callable[..., str], params: dict[str, str]
+) -> ToolDef:
+    async def run(**kwargs: Any) -> str:
+        try:
+            result, ok = op(**kwargs), True
+        except WorkspaceError as error:
+            result, ok = str(error), False
+        except (TypeError, ValueError) as error:
+            result, ok = f"bad arguments: {error}", False
+        episode.ledger.events.append(
+            WorkspaceEvent(
+                turn=episode.turn,
+                call_id="",  # filled in by the agent loop, which knows the call ids
+                tool=name,
+                args=kwargs,
+                ok=ok,
+                result=result[:500],
+            )
+        )
+        ticked = episode.tracker.observe(name, kwargs, ok)
+        if ticked and episode.on_tick:
+            episode.on_tick([s.id for s in ticked])
+        if not ok:
+            raise ToolError(result)
+        return result
+
+    return _define(run, name, params, _signature(name))
+
+
+def _signature(name: str) -> Callable[..., Awaitable[str]]:
+    """A typed stub whose signature inspect reads to build the tool's JSON schema."""
+    return _SIGNATURES[name]
+
+
+def _define(
+    run: Callable[..., Awaitable[str]],
+    name: str,
+    params: dict[str, str],
+    signature: Callable[..., Awaitable[str]],
+) -> ToolDef:
+    run.__signature__ = __import__("inspect").signature(signature)  # type: ignore[attr-defined]
+    run.__annotations__ = dict(signature.__annotations__)
+    run.__name__ = name
+    return ToolDef(run, name=name, description=TOOL_DESCRIPTIONS[name], parameters=params)
+
+
+async def _todo(items: list[TodoInput]) -> str: ...
+async def _add_todo(text: str) -> str: ...
+async def _update_todo_status(id: str, status: str) -> str: ...
+async def _rename_todo(id: str, new_text: str) -> str: ...
+async def _delete_todo(id: str) -> str: ...
+async def _list_todos() -> str: ...
+async def _list_files() -> str: ...
+async def _read_file(path: str) -> str: ...
+async def _write_file(path: str, content: str) -> str: ...
+async def _rename_file(src: str, dst: str) -> str: ...
+async def _delete_file(path: str) -> str: ...
+async def _create_excel(
+    path: str,
+    rows: list[list[str]] | None = None,
+    from_workspace_files: bool = False,
+    sheet: str = "Sheet1",
+) -> str: ...
+async def _write_csv(path: str, rows: list[list[str]]) -> str: ...
+
+
+_SIGNATURES: dict[str, Callable[..., Awaitable[str]]] = {
+    "todo": _todo,
+    "add_todo": _add_todo,
+    "update_todo_status": _update_todo_status,
+    "rename_todo": _rename_todo,
+    "delete_todo": _delete_todo,
+    "list_todos": _list_todos,
+    "list_files": _list_files,
+    "read_file": _read_file,
+    "write_file": _write_file,
+    "rename_file": _rename_file,
+    "delete_file": _delete_file,
+    "create_excel": _create_excel,
+    "write_csv": _write_csv,
+}
+
+_PARAMS: dict[str, dict[str, str]] = {
+    "todo": {"items": "The complete list: every item with id, text and status."},
+    "add_todo": {"text": "Text of the new todo."},
+    "update_todo_status": {"id": "Todo id.", "status": "pending, in_progress or completed."},
+    "rename_todo": {"id": "Todo id.", "new_text": "The new text."},
+    "delete_todo": {"id": "Todo id."},
+    "list_todos": {},
+    "list_files": {},
+    "read_file": {"path": "Workspace-relative path."},
+    "write_file": {"path": "Workspace-relative path.", "content": "Full file content."},
+    "rename_file": {"src": "Current path.", "dst": "New path."},
+    "delete_file": {"path": "Workspace-relative path."},
+    "create_excel": {
+        "path": "Output .xlsx path.",
+        "rows": "Rows to write, each a list of cells.",
+        "from_workspace_files": "Write one row per workspace file instead of `rows`.",
+        "sheet": "Sheet name.",
+    },
+    "write_csv": {"path": "Output .csv path.", "rows": "Rows, each a list of cells."},
+}
+
+
+def todo_tools(episode: Episode) -> list[ToolDef]:
+    """The todo tools this episode's level offers, in a stable order."""
+    store = episode.store
+    ops: dict[str, Callable[..., str]] = {
+        "todo": lambda items: store.write(items),
+        "add_todo": lambda text: store.add(text),
+        "update_todo_status": lambda id, status: store.update_status(id, status),
+        "rename_todo": lambda id, new_text: store.rename(id, new_text),
+        "delete_todo": lambda id: store.delete(id),
+        "list_todos": lambda: store.list(),
+    }
+    return [_todo_tool(episode, name, ops[name], _PARAMS[name]) for name in store.TOOLS]
+
+
+def workspace_tools(episode: Episode) -> list[ToolDef]:
+    """The seven workspace tools, every path sandboxed."""
+    ws = episode.workspace
+    ops: dict[str, Callable[..., str]] = {
+        "list_files": ws.list_files,
+        "read_file": ws.read_file,
+        "write_file": ws.write_file,
+        "rename_file": ws.rename_file,
+        "delete_file": ws.delete_file,
+        "create_excel": ws.create_excel,
+        "write_csv": ws.write_csv,
+    }
+    return [_workspace_tool(episode, name, op, _PARAMS[name]) for name, op in ops.items()]

@@ -1,0 +1,166 @@
+"""The sandboxed per-episode directory and the operations behind the workspace tools."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from openpyxl import Workbook, load_workbook
+
+from harness.scenario import Scenario
+
+
+class WorkspaceError(Exception):
+    """A workspace operation that failed; returned to the model as a tool error."""
+
+
+class Workspace:
+    """A temporary directory; every path is resolved inside it or refused."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    @classmethod
+    def create(cls, scenario: Scenario) -> Workspace:
+        root = Path(tempfile.mkdtemp(prefix=f"todo-bench-{scenario.id}-"))
+        workspace = cls(root)
+        for spec in scenario.files:
+            target = workspace.resolve(spec.path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(spec.content, encoding="utf-8")
+        return workspace
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def resolve(self, path: str) -> Path:
+        """Map a workspace-relative path to a real path, refusing anything outside."""
+        raw = str(path).strip()
+        if not raw:
+            raise WorkspaceError("path required.")
+        pure = PurePosixPath(raw.replace("\\", "/"))
+        if pure.is_absolute() or raw.startswith("~"):
+            raise WorkspaceError(f"Refused: '{raw}' is absolute; use a path inside the workspace.")
+        if ".." in pure.parts:
+            raise WorkspaceError(f"Refused: '{raw}' leaves the workspace.")
+        target = (self.root / pure).resolve()
+        # resolve() follows symlinks, so a link pointing out is caught here too
+        if target != self.root and self.root not in target.parents:
+            raise WorkspaceError(f"Refused: '{raw}' leaves the workspace.")
+        return target
+
+    def rel(self, target: Path) -> str:
+        return target.relative_to(self.root).as_posix()
+
+    def files(self) -> list[str]:
+        return sorted(self.rel(p) for p in self.root.rglob("*") if p.is_file())
+
+    # -- operations ------------------------------------------------------------
+    def list_files(self) -> str:
+        files = self.files()
+        return "\n".join(files) if files else "(workspace is empty)"
+
+    def read_file(self, path: str) -> str:
+        target = self._existing(path)
+        if target.suffix == ".xlsx":
+            return "\n".join(
+                f"[{name}] " + ", ".join(row) for name, rows in self.xlsx(path).items() for row in rows
+            )
+        return target.read_text(encoding="utf-8", errors="replace")
+
+    def write_file(self, path: str, content: str) -> str:
+        target = self.resolve(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(str(content), encoding="utf-8")
+        return f"Wrote {len(str(content))} characters to {self.rel(target)}."
+
+    def rename_file(self, src: str, dst: str) -> str:
+        source = self._existing(src)
+        target = self.resolve(dst)
+        if target.exists():
+            raise WorkspaceError(f"'{dst}' already exists.")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        source.rename(target)
+        return f"Renamed {self.rel(source)} -> {self.rel(target)}."
+
+    def delete_file(self, path: str) -> str:
+        target = self._existing(path)
+        target.unlink()
+        return f"Deleted {self.rel(target)}."
+
+    def create_excel(
+        self,
+        path: str,
+        rows: list[list[str]] | None = None,
+        from_workspace_files: bool = False,
+        sheet: str = "Sheet1",
+    ) -> str:
+        target = self.resolve(path)
+        if target.suffix != ".xlsx":
+            raise WorkspaceError(f"'{path}' must end with .xlsx.")
+        if from_workspace_files:
+            listed = [f for f in self.files() if f != self.rel(target)]
+            table = [["file"], *[[f] for f in listed]]
+        elif rows:
+            table = _table(rows)
+        else:
+            raise WorkspaceError("give `rows` or set `from_workspace_files` to true.")
+        if target.exists():
+            book = load_workbook(target)
+            if sheet in book.sheetnames:
+                del book[sheet]
+            worksheet = book.create_sheet(sheet)
+        else:
+            book = Workbook()
+            worksheet = book.active
+            assert worksheet is not None
+            worksheet.title = sheet
+        for row in table:
+            worksheet.append(row)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        book.save(target)
+        return f"Wrote sheet '{sheet}' with {len(table)} rows to {self.rel(target)}."
+
+    def write_csv(self, path: str, rows: list[list[str]]) -> str:
+        target = self.resolve(path)
+        table = _table(rows)
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(table)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(buffer.getvalue(), encoding="utf-8")
+        return f"Wrote {len(table)} rows to {self.rel(target)}."
+
+    # -- reading back (outcome checks) ------------------------------------------
+    def xlsx(self, path: str) -> dict[str, list[list[str]]]:
+        target = self._existing(path)
+        try:
+            book = load_workbook(target, read_only=True)
+        except Exception as error:  # openpyxl raises many types for a corrupt file
+            raise WorkspaceError(f"'{path}' is not a valid .xlsx file: {error}") from error
+        sheets = {
+            ws.title: [
+                ["" if cell is None else str(cell) for cell in row]
+                for row in ws.iter_rows(values_only=True)
+            ]
+            for ws in book.worksheets
+        }
+        book.close()
+        return sheets
+
+    def csv_rows(self, path: str) -> list[list[str]]:
+        return list(csv.reader(io.StringIO(self._existing(path).read_text(encoding="utf-8"))))
+
+    def _existing(self, path: str) -> Path:
+        target = self.resolve(path)
+        if not target.is_file():
+            raise WorkspaceError(f"No such file: '{path}'.")
+        return target
+
+
+def _table(rows: object) -> list[list[str]]:
+    if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
+        raise WorkspaceError("`rows` must be a list of lists of cell values.")
+    return [[str(cell) for cell in row] for row in rows]
