@@ -1,0 +1,1 @@
+"""The simulated agent: an inspect model provider (`sim/<profile>`) and its profiles."""

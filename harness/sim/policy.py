@@ -1,0 +1,526 @@
+"""The simulated agent's decision-making: what it remembers, what it does next, what it gets wrong.
+
+Everything it knows comes from the messages and tools it receives (plus its own memory of
+them); it never learns which variant is running.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
+
+from harness.scenario import Scenario, Step, Subtask
+from harness.sim.profiles import Profile
+from harness.sim.recall import INVENTED_TEXT, mutations, parse_rendered, resolve
+from harness.todo.base import TodoItem
+from harness.tracker import match_subtask
+
+Call = tuple[str, dict[str, Any]]
+#: memory after compaction counts as this many turns stale at least
+LOST_STALENESS = 8
+
+
+@dataclass
+class Fault:
+    """One injected fault and the metric it should show up in if it reaches the store."""
+
+    kind: str
+    metric: str | None
+    call: int | None  # index of the tool call in the message; None for text-only turns
+    detail: str
+
+    def dump(self) -> dict[str, Any]:
+        return {"kind": self.kind, "metric": self.metric, "call": self.call, "detail": self.detail}
+
+
+@dataclass
+class Decision:
+    text: str = ""
+    calls: list[Call] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    step: int | None = None  # reference step the (single) workspace call performs
+
+
+@dataclass
+class Memory:
+    """What one simulated agent carries through one episode."""
+
+    scenario: Scenario
+    calls: int = 0
+    planned: bool = False
+    seen: list[TodoItem] | None = None  # the last list it saw
+    staleness: int = 0
+    lost: bool = False  # compaction removed the list from view
+    forgotten: set[str] = field(default_factory=set)  # item ids lost to compaction
+    steps_done: set[int] = field(default_factory=set)
+    work_done: set[str] = field(default_factory=set)
+    verified: set[str] = field(default_factory=set)  # bookkeeping only: steps ran exactly and ok
+    verified_steps: set[int] = field(default_factory=set)
+    exact_steps: set[int] = field(default_factory=set)
+    compactions_seen: int = 0
+    early: set[str] = field(default_factory=set)
+    forced: set[str] = field(default_factory=set)
+    exact_args: set[str] = field(default_factory=set)
+    added: list[str] = field(default_factory=list)
+    cancelled: set[str] = field(default_factory=set)
+    renamed: dict[str, str] = field(default_factory=dict)
+    user_ops: list[tuple[str, str]] = field(default_factory=list)
+    inflight: dict[str, int] = field(default_factory=dict)  # call id -> reference step
+    reminded: bool = False
+    repair_now: bool = False
+    nudged: bool = False
+    max_id: int = 0
+
+
+class SimPolicy:
+    """Turn an observed conversation into the next assistant turn."""
+
+    def __init__(self, profile: Profile, memory: Memory, rng: random.Random) -> None:
+        self.p = profile
+        self.m = memory
+        self.s = memory.scenario
+        self.rng = rng
+
+    # -- observing ---------------------------------------------------------------
+    def observe(self, messages: list[ChatMessage], system_text: str, tools: set[str]) -> None:
+        m = self.m
+        m.staleness += 1
+        injected = parse_rendered(system_text)
+        last = max((i for i, msg in enumerate(messages) if isinstance(msg, ChatMessageAssistant)),
+                   default=-1)
+        calls = {}
+        if last >= 0:
+            assistant = messages[last]
+            assert isinstance(assistant, ChatMessageAssistant)
+            calls = {c.id: c for c in assistant.tool_calls or []}
+        for message in messages[last + 1 :]:
+            if isinstance(message, ChatMessageTool):
+                self._observe_tool(message, calls.get(message.tool_call_id or ""))
+            elif isinstance(message, ChatMessageUser) and last >= 0:
+                self._observe_user(message.text)
+        notes = sum(
+            1 for msg in messages
+            if isinstance(msg, ChatMessageUser) and msg.text.startswith(_COMPACTED)
+        )
+        if notes > m.compactions_seen:
+            m.compactions_seen = notes
+            self._compacted()
+        if injected is not None:
+            self._see(injected)
+
+    def _compacted(self) -> None:
+        m = self.m
+        m.lost = True
+        m.staleness = max(m.staleness, LOST_STALENESS)
+        m.forgotten = {item.id for item in m.seen or [] if self.rng.random() < self.p.forget}
+
+    def _see(self, items: list[TodoItem]) -> None:
+        self.m.seen = list(items)
+        self.m.staleness = 0
+        self.m.lost = False
+        self.m.forgotten = set()
+        for item in items:
+            if item.id.isdigit():
+                self.m.max_id = max(self.m.max_id, int(item.id))
+
+    def _observe_tool(self, message: ChatMessageTool, call: Any) -> None:
+        text = message.text
+        if text.startswith("<reminder>"):
+            self.m.reminded = True
+        function = message.function or (call.function if call else "")
+        error = message.error.message if message.error else None
+        if function in _TODO_TOOLS:
+            listed = parse_rendered(error or text)
+            if listed is not None:
+                self._see(listed)
+            if error is not None and self.rng.random() < self.p.repair:
+                self.m.repair_now = True
+            return
+        step = self.m.inflight.pop(message.tool_call_id or "", None)
+        if step is not None:
+            exact = step in self.m.exact_steps and error is None
+            # a failed step is taken as done: the agent moves on (outcome checks will tell)
+            self._step_finished(step, exact)
+
+    def _observe_user(self, text: str) -> None:
+        m = self.m
+        if text.startswith("Completion blocked"):
+            for subtask in self.s.subtasks:
+                if f"[ ] {subtask.title}" in text:
+                    m.forced.add(subtask.id)
+                    m.exact_args.add(subtask.id)
+                    m.work_done.discard(subtask.id)
+                    m.steps_done -= set(self._step_ids(subtask.id))
+                    m.verified_steps -= set(self._step_ids(subtask.id))
+                    m.verified.discard(subtask.id)
+            return
+        if "Call the tool for real" in text:
+            m.nudged = True
+            return
+        for turn in self.s.user_turns:
+            if turn.message == text and turn.subtask:
+                m.user_ops.append((turn.action, turn.subtask))
+                if turn.action == "add":
+                    m.added.append(turn.subtask)
+                elif turn.action == "cancel":
+                    m.cancelled.add(turn.subtask)
+                elif turn.action == "rename" and turn.new_text:
+                    m.renamed[turn.subtask] = turn.new_text
+
+    # -- beliefs -----------------------------------------------------------------
+    def _step_ids(self, subtask_id: str) -> list[int]:
+        return [i for i, step in enumerate(self.s.reference) if step.subtask == subtask_id]
+
+    def _step_finished(self, index: int, exact: bool) -> None:
+        m = self.m
+        m.steps_done.add(index)
+        m.exact_steps.discard(index)
+        if exact:
+            m.verified_steps.add(index)
+        order = [s.id for s in self.s.subtasks]
+        subtask_id = self.s.reference[index].subtask
+        if all(i in m.steps_done for i in self._step_ids(subtask_id)):
+            verified = all(i in m.verified_steps for i in self._step_ids(subtask_id))
+            # subtasks with no steps of their own finish with the one before them
+            for later in order[order.index(subtask_id) :]:
+                if later != subtask_id and self._step_ids(later):
+                    break
+                m.work_done.add(later)
+                m.forced.discard(later)
+                if verified:
+                    m.verified.add(later)
+
+    def memory_list(self) -> list[TodoItem]:
+        """The list as the agent recalls it now (compaction may have cost it items)."""
+        return [i for i in self.m.seen or [] if i.id not in self.m.forgotten]
+
+    def _believed(self) -> list[tuple[TodoItem | None, Subtask, tuple[str, str] | None]]:
+        """Subtasks the agent believes are in the task, with their item and any confusion."""
+        out: list[tuple[TodoItem | None, Subtask, tuple[str, str] | None]] = []
+        seen_ids: set[str] = set()
+        for item in self.memory_list():
+            resolved = resolve(item.text, self.s, self.m.renamed)
+            if resolved and resolved[0].id not in seen_ids:
+                out.append((item, resolved[0], resolved[1]))
+                seen_ids.add(resolved[0].id)
+        extra = [*self.m.added, *sorted(self.m.forced)]
+        for subtask_id in extra:
+            if subtask_id not in seen_ids:
+                out.append((None, self.s.subtask(subtask_id), None))
+                seen_ids.add(subtask_id)
+        return [entry for entry in out if entry[1].id not in self.m.cancelled]
+
+    def _next_work(self) -> tuple[Subtask, tuple[str, str] | None] | None:
+        for _, subtask, confusion in self._believed():
+            if subtask.id in self.m.work_done:
+                continue
+            if subtask.id in self.m.exact_args:
+                confusion = None
+            return subtask, confusion
+        return None
+
+    def _desired_status(self, subtask_id: str, current: str | None) -> str:
+        if subtask_id in self.m.work_done or subtask_id in self.m.early:
+            return "completed"
+        return "in_progress" if subtask_id == current else "pending"
+
+    def _p(self, rate: float) -> float:
+        return min(0.9, rate * (1 + self.p.staleness_growth * self.m.staleness))
+
+    # -- deciding ----------------------------------------------------------------
+    def decide(self, tools: set[str]) -> Decision:
+        m = self.m
+        granular = "todo" not in tools
+        if not m.planned:
+            m.planned = True
+            return self._plan(granular)
+        if granular and m.lost and "list_todos" in tools and self.rng.random() < self.p.relist:
+            return Decision(calls=[("list_todos", {})])
+        if m.user_ops:
+            return self._user_op(tools, granular)
+        work = self._next_work()
+        due = self._sync_due(work)
+        if due:
+            decision = self._sync(granular, work[0].id if work else None)
+            if decision.calls:
+                return decision
+        if work is None:
+            return Decision(text="All tasks are complete.")
+        if self.rng.random() < self._p(self.p.premature_done) and not m.nudged:
+            return Decision(
+                text="All tasks are complete.",
+                faults=[Fault("premature_done", None, None, f"claimed done before {work[0].id}")],
+            )
+        subtask, confusion = work
+        if subtask.id not in m.early and self.rng.random() < self.p.early_complete:
+            m.early.add(subtask.id)
+            decision = self._sync(granular, subtask.id)
+            if decision.calls:
+                return decision
+        return self._work(subtask, confusion)
+
+    def _sync_due(self, work: tuple[Subtask, Any] | None) -> bool:
+        m = self.m
+        if m.repair_now or m.reminded or work is None:
+            return True
+        stale = [
+            s for item, s, _ in self._believed()
+            if s.id in m.work_done and (item is None or item.status != "completed")
+        ]
+        if len(stale) >= self.p.update_every:
+            return True
+        # the item being worked on should be marked in progress (once)
+        item = next((i for i, s, _ in self._believed() if s.id == work[0].id), None)
+        return item is not None and item.status == "pending" and not stale
+
+    def _plan(self, granular: bool) -> Decision:
+        titles = [s.title for s in self.s.initial_subtasks()]
+        if granular:
+            return Decision(calls=[("add_todo", {"text": t}) for t in titles])
+        items = [
+            {"id": str(i), "text": t, "status": "in_progress" if i == 1 else "pending"}
+            for i, t in enumerate(titles, start=1)
+        ]
+        self.m.max_id = max(self.m.max_id, len(items))
+        return Decision(calls=[("todo", {"items": items})])
+
+    def _user_op(self, tools: set[str], granular: bool) -> Decision:
+        action, subtask_id = self.m.user_ops[0]
+        subtask = self.s.subtask(subtask_id)
+        item = next((i for i, s, _ in self._believed_all() if s.id == subtask_id), None)
+        explicit = {"add": "add_todo", "cancel": "delete_todo", "rename": "rename_todo"}
+        tool = explicit.get(action)
+        self.m.user_ops.pop(0)
+        if tool in tools:
+            if action == "add":
+                return Decision(calls=[("add_todo", {"text": subtask.title})])
+            if item is None:
+                return self.decide(tools)
+            if action == "cancel":
+                return Decision(calls=[("delete_todo", {"id": item.id})])
+            return Decision(calls=[("rename_todo", {"id": item.id, "new_text": self.m.renamed[subtask_id]})])
+        if granular:
+            return self.decide(tools)
+        # no explicit tool: express the change in a rewrite
+        work = self._next_work()
+        return self._sync(granular, work[0].id if work else None)
+
+    def _believed_all(self) -> list[tuple[TodoItem, Subtask, Any]]:
+        out = []
+        for item in self.memory_list():
+            resolved = resolve(item.text, self.s, self.m.renamed)
+            if resolved:
+                out.append((item, resolved[0], resolved[1]))
+        return out
+
+    def _work(self, subtask: Subtask, confusion: tuple[str, str] | None) -> Decision:
+        m = self.m
+        index = next(i for i in self._step_ids(subtask.id) if i not in m.steps_done)
+        step = self.s.reference[index]
+        args = _confuse(step.args, confusion) if confusion else dict(step.args)
+        faults: list[Fault] = []
+        # a wrong result still satisfies the subtask's rule; a confusion does not
+        exact = confusion is None or args == step.args
+        if self.rng.random() < self.p.wrong_result:
+            corrupted = _corrupt(step)
+            if corrupted is not None:
+                args = corrupted
+                faults.append(Fault("wrong_result", None, 0, f"{step.tool} {step.args}"))
+        if not m.nudged and self.rng.random() < self.p.prose_call:
+            body = json.dumps({"name": step.tool, "arguments": args})
+            return Decision(
+                text=f"Next I will run this tool:\n```json\n{body}\n```",
+                faults=[Fault("prose_call", "fake_tool_calls", None, step.tool)],
+            )
+        m.nudged = False
+        if exact:
+            m.exact_steps.add(index)
+        return Decision(calls=[(step.tool, args)], faults=faults, step=index)
+
+    # -- todo updates ------------------------------------------------------------
+    def _sync(self, granular: bool, current: str | None) -> Decision:
+        m = self.m
+        m.repair_now = False
+        m.reminded = False
+        if granular:
+            return self._sync_granular(current)
+        return self._rewrite(current)
+
+    def _sync_granular(self, current: str | None) -> Decision:
+        """Single ops by id: demote, then complete, then start the current item."""
+        m = self.m
+        calls: list[Call] = []
+        faults: list[Fault] = []
+        existing = {i.id: i for i in m.seen or []}
+        wanted: list[tuple[TodoItem, str]] = []
+        for item, subtask, _ in self._believed():
+            if item is None:
+                calls.append(("add_todo", {"text": subtask.title}))
+                continue
+            want = self._desired_status(subtask.id, current)
+            if want != item.status:
+                wanted.append((item, want))
+        order = {"pending": 0, "completed": 1, "in_progress": 2}
+        for item, want in sorted(wanted, key=lambda pair: order[pair[1]]):
+            target = item.id
+            if self.rng.random() < self._p(self.p.wrong_id):
+                target = self._wrong_id(item.id)
+                faults.append(Fault("wrong_id", None, len(calls), f"#{item.id} -> #{target}"))
+            victim = existing.get(target)
+            if want == "completed" and victim is not None and victim.status != "completed":
+                fault = self._unverified(victim.text, len(calls))
+                if fault:
+                    faults.append(fault)
+            calls.append(("update_todo_status", {"id": target, "status": want}))
+        return Decision(calls=calls, faults=faults)
+
+    def _wrong_id(self, true_id: str) -> str:
+        numeric = int(true_id) if true_id.isdigit() else 0
+        options = [str(numeric + 1), str(numeric - 1), str(self.m.max_id + 1)]
+        options = [o for o in options if o != true_id and o != "0"]
+        return self.rng.choice(options)
+
+    def _unverified(self, text: str, call: int) -> Fault | None:
+        """Bookkeeping: ticking a todo whose subtask's work has not really happened."""
+        matched = match_subtask(text, self.s.subtasks)
+        if matched is None or matched.id in self.m.verified:
+            return None
+        kind = "early_complete" if matched.id in self.m.early else "unverified_complete"
+        return Fault(kind, "false_todo_completions", call, f"'{text}'")
+
+    def _rewrite(self, current: str | None) -> Decision:
+        """Rewrite the whole list from memory, with recall faults that grow with staleness."""
+        m = self.m
+        faults: list[Fault] = []
+        shown = {i.id: i for i in m.seen or []}
+        for item_id in sorted(m.forgotten):
+            item = shown[item_id]
+            faults.append(self._loss_fault("forget", item))
+        rows: list[TodoItem] = []
+        protected: set[str] = set()
+        for item in self.memory_list():
+            resolved = resolve(item.text, self.s, m.renamed)
+            subtask = resolved[0] if resolved else None
+            if subtask is not None and subtask.id in m.cancelled:
+                continue  # sanctioned removal
+            text = item.text
+            if subtask is not None and subtask.id in m.renamed:
+                text = m.renamed[subtask.id]
+                protected.add(item.id)
+            if subtask is not None:
+                status = self._desired_status(subtask.id, current)
+            else:
+                status = "completed" if current is None else item.status
+                status = "pending" if status == "in_progress" else status
+            rows.append(TodoItem(id=item.id, text=text, status=status))  # type: ignore[arg-type]
+        believed_ids = {s.id for _, s, _ in self._believed_all()}
+        for subtask_id in [*m.added, *sorted(m.forced)]:
+            if subtask_id not in believed_ids and subtask_id not in m.cancelled:
+                m.max_id += 1
+                status = self._desired_status(subtask_id, current)
+                rows.append(TodoItem(id=str(m.max_id), text=self.s.subtask(subtask_id).title,
+                                     status=status))  # type: ignore[arg-type]
+                protected.add(str(m.max_id))
+                believed_ids.add(subtask_id)
+        if not m.forgotten and [r.model_dump() for r in rows] == [
+            i.model_dump() for i in self.memory_list()
+        ]:
+            return Decision()  # nothing to change
+        rows, more = self._recall_faults(rows, protected, set(shown))
+        faults.extend(more)
+        by_text = {i.text: i for i in shown.values()}
+        for row in rows:
+            before = by_text.get(row.text) or shown.get(row.id)
+            if row.status == "completed" and (before is None or before.status != "completed"):
+                fault = self._unverified(row.text, 0)
+                if fault:
+                    faults.append(fault)
+        payload = [{"id": r.id, "text": r.text, "status": r.status} for r in rows]
+        return Decision(calls=[("todo", {"items": payload})], faults=faults)
+
+    def _loss_fault(self, kind: str, item: TodoItem) -> Fault:
+        metric = "lost_history" if item.status == "completed" else "dropped_todos"
+        return Fault(kind, metric, 0, f"#{item.id} '{item.text}'")
+
+    def _recall_faults(
+        self, rows: list[TodoItem], protected: set[str], shown: set[str]
+    ) -> tuple[list[TodoItem], list[Fault]]:
+        faults: list[Fault] = []
+        candidates = [r for r in rows if r.id in shown and r.id not in protected]
+        dropped = {r.id for r in candidates if self.rng.random() < self._p(self.p.drop)}
+        if len(dropped) == len(rows):
+            dropped = set()
+        faults.extend(self._loss_fault("drop", r) for r in rows if r.id in dropped)
+        kept = [r for r in rows if r.id not in dropped]
+        if dropped and self.rng.random() < self.p.renumber:
+            ids = [r.id for r in rows][: len(kept)]
+            renumbered = []
+            for row, new_id in zip(kept, ids, strict=True):
+                if row.id != new_id:
+                    faults.append(Fault("renumber", "id_churn", 0, f"#{row.id} -> #{new_id}"))
+                renumbered.append(row.model_copy(update={"id": new_id}))
+            kept = renumbered
+        else:
+            texts = {r.text for r in rows}
+            for i, row in enumerate(kept):
+                if row.id not in shown or row.id in protected:
+                    continue
+                if self.rng.random() >= self._p(self.p.mutate):
+                    continue
+                resolved = resolve(row.text, self.s, self.m.renamed)
+                if resolved is None or resolved[1] is not None or row.text != resolved[0].title:
+                    continue
+                options = [
+                    t for t, _ in mutations(resolved[0], self.s)
+                    if t not in texts
+                    and match_subtask(t, self.s.subtasks) in (None, resolved[0])
+                ]
+                if not options:
+                    continue
+                new_text = options[0]
+                texts.add(new_text)
+                kept[i] = row.model_copy(update={"text": new_text})
+                faults.append(Fault("mutate", "mutated_text", 0, f"'{row.text}' -> '{new_text}'"))
+        if self.rng.random() < self._p(self.p.invent) and len(kept) < 20 and all(
+            r.text != INVENTED_TEXT for r in kept
+        ) and match_subtask(INVENTED_TEXT, self.s.subtasks) is None:
+            self.m.max_id += 1
+            kept.append(TodoItem(id=str(self.m.max_id), text=INVENTED_TEXT))
+            faults.append(Fault("invent", "invented_todos", 0, f"#{self.m.max_id}"))
+        in_progress = [r for r in kept if r.status == "in_progress"]
+        for extra in in_progress[1:]:
+            kept[kept.index(extra)] = extra.model_copy(update={"status": "pending"})
+        return kept, faults
+
+
+_COMPACTED = "[Earlier conversation was compacted"
+_TODO_TOOLS = {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
+
+
+def _confuse(args: dict[str, Any], confusion: tuple[str, str]) -> dict[str, Any]:
+    original, confused = confusion
+    return {
+        k: v.replace(original, confused) if isinstance(v, str) else v for k, v in args.items()
+    }
+
+
+def _corrupt(step: Step) -> dict[str, Any] | None:
+    """A subtly wrong version of a step that still satisfies its completion rule."""
+    args = dict(step.args)
+    if step.tool in ("create_excel", "write_csv") and isinstance(args.get("rows"), list):
+        if len(args["rows"]) > 2:
+            args["rows"] = args["rows"][:-1]
+            return args
+    if step.tool == "create_excel" and args.get("from_workspace_files"):
+        args["from_workspace_files"] = False
+        args["rows"] = [["file"]]
+        return args
+    if step.tool == "write_file" and isinstance(args.get("content"), str):
+        lines = args["content"].splitlines(keepends=True)
+        args["content"] = "".join(lines[:-1]) if len(lines) > 1 else args["content"].lower()
+        return args if args["content"] != step.args["content"] else None
+    return None

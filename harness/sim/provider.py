@@ -1,0 +1,134 @@
+"""`sim/<profile>`: the deterministic simulated agent as an inspect-ai model provider."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+from typing import Any
+
+from inspect_ai.log._samples import sample_active
+from inspect_ai.model import (
+    ChatCompletionChoice,
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+    modelapi,
+)
+from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
+
+from harness.scenario import SCENARIO_DIR, Scenario, load_scenarios
+from harness.sim.policy import Memory, SimPolicy
+from harness.sim.profiles import load_profile
+
+#: documented token estimate: one token per four characters, rounded up
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+@modelapi(name="sim")
+class SimModel(ModelAPI):
+    """A scripted, competent agent with calibrated fallibility (see DESIGN.md §7)."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        scenario_dir = model_args.pop("scenario_dir", None)
+        self.profile = load_profile(model_name, model_args)
+        directory = SCENARIO_DIR if scenario_dir is None else __import__("pathlib").Path(
+            scenario_dir
+        )
+        self.scenarios = {s.prompt: s for s in load_scenarios(directory)}
+        self.memories: dict[str, Memory] = {}
+
+    def max_connections(self) -> int:
+        return 64
+
+    async def count_text_tokens(self, text: str) -> int:
+        return estimate_tokens(text)
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        prompt = next((m.text for m in input if isinstance(m, ChatMessageUser)), "")
+        scenario = self.scenarios.get(prompt.strip())
+        if scenario is None:
+            return self._output(ChatMessageAssistant(
+                content="I do not recognise this task.", model=self.model_name
+            ), input, tools)
+        active = sample_active()
+        epoch = active.epoch if active else 1
+        key = active.id if active else f"{scenario.id}-{epoch}"
+        memory = self.memories.setdefault(key, Memory(scenario=scenario))
+        memory.calls += 1
+        rng = random.Random(_seed(self.profile.seed, self.profile.name, scenario, epoch, memory.calls))
+        names = {t.name for t in tools}
+        system = "\n".join(m.text for m in input if isinstance(m, ChatMessageSystem))
+        policy = SimPolicy(self.profile, memory, rng)
+        policy.observe(list(input), system, names)
+        decision = policy.decide(names)
+        calls = [
+            ToolCall(id=f"sim-{memory.calls}-{i}", function=name, arguments=args, type="function")
+            for i, (name, args) in enumerate(decision.calls)
+        ]
+        if decision.step is not None and calls:
+            memory.inflight[calls[0].id] = decision.step
+        faults = [f.dump() | {"call_id": calls[f.call].id if f.call is not None and calls else None}
+                  for f in decision.faults]
+        message = ChatMessageAssistant(
+            content=decision.text,
+            tool_calls=calls or None,
+            model=self.model_name,
+            metadata={"sim_faults": faults} if faults else None,
+        )
+        return self._output(message, input, tools)
+
+    def _output(
+        self, message: ChatMessageAssistant, input: list[ChatMessage], tools: list[ToolInfo]
+    ) -> ModelOutput:
+        written = message.text + "".join(
+            json.dumps(c.arguments, sort_keys=True) for c in message.tool_calls or []
+        )
+        read = "".join(m.text for m in input) + "".join(
+            json.dumps(t.model_dump(exclude_none=True), sort_keys=True) for t in tools
+        )
+        input_tokens, output_tokens = estimate_tokens(read), estimate_tokens(written)
+        return ModelOutput(
+            model=self.model_name,
+            choices=[
+                ChatCompletionChoice(
+                    message=message,
+                    stop_reason="tool_calls" if message.tool_calls else "stop",
+                )
+            ],
+            usage=ModelUsage(
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                total_tokens=input_tokens + output_tokens,
+            ),
+            metadata=message.metadata,
+        )
+
+
+def _seed(seed: int, profile: str, scenario: Scenario, epoch: int, call: int) -> int:
+    digest = hashlib.sha256(f"{seed}|{profile}|{scenario.id}|{epoch}|{call}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
