@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.log import transcript
@@ -17,6 +18,7 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.tool import ToolInfo
 
 from harness import prompts
 from harness.guard import looks_like_fake_call
@@ -39,9 +41,27 @@ from harness.variants import Variant
 from harness.workspace import Workspace
 
 REMIND_AFTER = 3
-LEDGER_KEY = "todo_bench_ledger"
-WORKSPACE_KEY = "todo_bench_workspace"
-TRACKER_KEY = "todo_bench_task_state"
+
+
+@dataclass
+class EpisodeRecord:
+    """What the solver hands the scorer: kept out of the sample store, whose every change
+    inspect diffs and logs (a per-turn ledger there made runs several times slower)."""
+
+    ledger: Ledger
+    workspace: Workspace
+    task_state: dict[str, Any]
+
+
+_RECORDS: dict[str, EpisodeRecord] = {}
+
+
+def take_record(state: TaskState) -> EpisodeRecord:
+    """The episode record for a sample; an infrastructure error if the solver left none."""
+    record = _RECORDS.pop(state.uuid, None)
+    if record is None:
+        raise RuntimeError(f"no episode record for sample {state.sample_id}: the agent loop did not run")
+    return record
 
 
 def scenario_of(state: TaskState) -> Scenario:
@@ -60,12 +80,14 @@ def todo_agent(variant: Variant) -> Solver:
             ledger=Ledger(scenario=scenario.id, variant=variant.label),
             tracker=TaskStateTracker(scenario),
         )
-        state.store.set(WORKSPACE_KEY, str(episode.workspace.root))
         loop = _Loop(variant, scenario, episode, list(state.messages))
-        await loop.run()
+        try:
+            await loop.run()
+        finally:
+            _RECORDS[state.uuid] = EpisodeRecord(
+                episode.ledger, episode.workspace, episode.tracker.snapshot()
+            )
         state.messages = [ChatMessageSystem(content=prompts.SYSTEM), *loop.history]
-        state.store.set(LEDGER_KEY, episode.ledger.model_dump(mode="json"))
-        state.store.set(TRACKER_KEY, episode.tracker.snapshot())
         return state
 
     return solve
@@ -81,6 +103,11 @@ class _Loop:
         self.history = [m for m in history if not isinstance(m, ChatMessageSystem)]
         self.tools = [*todo_tools(episode), *workspace_tools(episode)]
         self.tool_names = [tool.name for tool in self.tools]
+        # built once: inspect would otherwise re-derive every schema on every model call
+        self.tool_infos = [
+            ToolInfo(name=t.name, description=t.description, parameters=t.parameters)
+            for t in self.tools
+        ]
         self.turns_without_todo = 0
         self.user_turns: list[UserTurn] = sorted(scenario.user_turns, key=lambda t: t.after_turn)
         episode.on_tick = self._ticked
@@ -113,7 +140,7 @@ class _Loop:
         for turn in range(1, self.scenario.max_turns + 1):
             self.episode.turn = turn
             self.ledger.turns = turn
-            output = await model.generate([self.system_message(), *self.history], self.tools)
+            output = await model.generate([self.system_message(), *self.history], self.tool_infos)
             message = output.message
             self.history.append(message)
             self._record_turn(turn, output)

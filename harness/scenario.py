@@ -224,10 +224,26 @@ def _field_path(loc: Sequence[int | str]) -> str:
     return ".".join(str(part) for part in loc) or "(top level)"
 
 
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_scenario(path: Path) -> Scenario:
     """Load and validate one YAML scenario; errors name the file and the field."""
+    key = (path.resolve(), path.stat().st_mtime_ns) if path.is_file() else None
+    if key is not None and key in _CACHE:
+        return _CACHE[key]
+    scenario = _load_scenario(path)
+    if key is not None:
+        _CACHE[key] = scenario
+    return scenario
+
+
+_CACHE: dict[tuple[Path, int], Scenario] = {}
+
+
+def _load_scenario(path: Path) -> Scenario:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
     except (OSError, yaml.YAMLError) as error:
         raise ScenarioError(f"{path}: cannot read YAML: {error}") from error
     if not isinstance(data, dict):

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from harness.agent import LEDGER_KEY, TRACKER_KEY, WORKSPACE_KEY, scenario_of, task_state_block
+from harness.agent import scenario_of, take_record, task_state_block
 from harness.checks import CheckResult, run_checks
 from harness.guard import looks_like_fake_call
 from harness.ledger import (
@@ -25,7 +24,6 @@ from harness.ledger import (
 from harness.scenario import WORKSPACE_TOOLS, Scenario
 from harness.todo.base import TodoItem
 from harness.tracker import TaskStateTracker, match_subtask
-from harness.workspace import Workspace
 
 #: every per-episode metric, in leaderboard order
 METRICS = (
@@ -236,15 +234,14 @@ def todo_scorer() -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         scenario = scenario_of(state)
-        ledger = Ledger.model_validate(state.store.get(LEDGER_KEY))
-        workspace = Workspace(Path(state.store.get(WORKSPACE_KEY)))
+        record = take_record(state)
+        ledger, workspace, snapshot = record.ledger, record.workspace, record.task_state
         try:
             checks = run_checks(workspace, scenario)
             final_files = workspace.files()
         finally:
             workspace.cleanup()
         counts = detect(ledger, scenario, checks)
-        snapshot = state.store.get(TRACKER_KEY)
         blocked = int(counts.values["blocked_completions"])
         return Score(
             value=dict(counts.values),
@@ -258,6 +255,7 @@ def todo_scorer() -> Scorer:
                 "checks": [c.model_dump() for c in checks],
                 "findings": counts.notes,
                 "final_files": final_files,
+                "ledger": ledger.model_dump(mode="json"),
             },
         )
 

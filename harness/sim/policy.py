@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,7 +43,8 @@ class Decision:
     text: str = ""
     calls: list[Call] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
-    step: int | None = None  # reference step the (single) workspace call performs
+    step: int | None = None  # reference step the workspace call performs
+    step_call: int | None = None  # index of that call in `calls` (None: the first)
 
 
 @dataclass
@@ -74,6 +76,7 @@ class Memory:
     repair_now: bool = False
     nudged: bool = False
     max_id: int = 0
+    intended: dict[str, str] = field(default_factory=dict)  # id sent -> id meant (wrong-id slips)
 
 
 class SimPolicy:
@@ -137,6 +140,8 @@ class SimPolicy:
             listed = parse_rendered(error or text)
             if listed is not None:
                 self._see(listed)
+            elif error is None and call is not None:
+                self._apply_own_op(call.function, call.arguments, text)
             if error is not None and self.rng.random() < self.p.repair:
                 self.m.repair_now = True
             return
@@ -145,6 +150,28 @@ class SimPolicy:
             exact = step in self.m.exact_steps and error is None
             # a failed step is taken as done: the agent moves on (outcome checks will tell)
             self._step_finished(step, exact)
+
+    def _apply_own_op(self, function: str, args: dict[str, Any], result: str) -> None:
+        """A confirmed single op: the agent updates its memory as it intended the op."""
+        m = self.m
+        items = list(m.seen or [])
+        target = str(args.get("id", ""))
+        if function == "add_todo":
+            added = re.match(r"Added #(\S+):", result)
+            if added:
+                items.append(TodoItem(id=added.group(1), text=str(args.get("text", ""))))
+                if added.group(1).isdigit():
+                    m.max_id = max(m.max_id, int(added.group(1)))
+        elif function == "delete_todo":
+            items = [i for i in items if i.id != m.intended.get(target, target)]
+        elif function in ("update_todo_status", "rename_todo"):
+            meant = m.intended.get(target, target)
+            field_name, value = (
+                ("status", args.get("status")) if function == "update_todo_status"
+                else ("text", args.get("new_text"))
+            )
+            items = [i.model_copy(update={field_name: value}) if i.id == meant else i for i in items]
+        m.seen = items
 
     def _observe_user(self, text: str) -> None:
         m = self.m
@@ -243,25 +270,26 @@ class SimPolicy:
         if m.user_ops:
             return self._user_op(tools, granular)
         work = self._next_work()
-        due = self._sync_due(work)
-        if due:
-            decision = self._sync(granular, work[0].id if work else None)
-            if decision.calls:
-                return decision
+        update = Decision()
+        if self._sync_due(work):
+            update = self._sync(granular, work[0].id if work else None)
         if work is None:
-            return Decision(text="All tasks are complete.")
-        if self.rng.random() < self._p(self.p.premature_done) and not m.nudged:
+            return update if update.calls else Decision(text="All tasks are complete.")
+        if not update.calls and self.rng.random() < self._p(self.p.premature_done) and not m.nudged:
             return Decision(
                 text="All tasks are complete.",
                 faults=[Fault("premature_done", None, None, f"claimed done before {work[0].id}")],
             )
         subtask, confusion = work
-        if subtask.id not in m.early and self.rng.random() < self.p.early_complete:
+        if (
+            not update.calls
+            and subtask.id not in m.early
+            and self.rng.random() < self.p.early_complete
+        ):
             m.early.add(subtask.id)
-            decision = self._sync(granular, subtask.id)
-            if decision.calls:
-                return decision
-        return self._work(subtask, confusion)
+            update = self._sync(granular, subtask.id)
+        # like most tool-calling LLMs, it updates the list and starts the next step in one turn
+        return _then(update, self._work(subtask, confusion))
 
     def _sync_due(self, work: tuple[Subtask, Any] | None) -> bool:
         m = self.m
@@ -369,7 +397,10 @@ class SimPolicy:
             target = item.id
             if self.rng.random() < self._p(self.p.wrong_id):
                 target = self._wrong_id(item.id)
+                m.intended[target] = item.id
                 faults.append(Fault("wrong_id", None, len(calls), f"#{item.id} -> #{target}"))
+            else:
+                m.intended.pop(target, None)
             victim = existing.get(target)
             if want == "completed" and victim is not None and victim.status != "completed":
                 fault = self._unverified(victim.text, len(calls))
@@ -499,6 +530,25 @@ class SimPolicy:
 
 _COMPACTED = "[Earlier conversation was compacted"
 _TODO_TOOLS = {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
+
+
+def _then(first: Decision, second: Decision) -> Decision:
+    """Both decisions' calls in one assistant turn (a text-only turn stands alone)."""
+    if not first.calls:
+        return second
+    if not second.calls:
+        return first
+    offset = len(first.calls)
+    shifted = [
+        Fault(f.kind, f.metric, None if f.call is None else f.call + offset, f.detail)
+        for f in second.faults
+    ]
+    return Decision(
+        calls=[*first.calls, *second.calls],
+        faults=[*first.faults, *shifted],
+        step=second.step,
+        step_call=(second.step_call or 0) + offset,
+    )
 
 
 def _confuse(args: dict[str, Any], confusion: tuple[str, str]) -> dict[str, Any]:

@@ -41,8 +41,8 @@ PROFILES: dict[str, dict[str, Any]] = {
     },
     "sloppy": {
         "drop": 0.03, "mutate": 0.04, "renumber": 0.4, "invent": 0.03, "wrong_id": 0.05,
-        "forget": 0.35, "relist": 0.3, "repair": 0.7, "premature_done": 0.02,
-        "early_complete": 0.05, "prose_call": 0.02, "wrong_result": 0.04, "update_every": 2,
+        "forget": 0.35, "relist": 0.1, "repair": 0.7, "premature_done": 0.02,
+        "early_complete": 0.05, "prose_call": 0.01, "wrong_result": 0.015, "update_every": 2,
     },
     "chaotic": {
         "drop": 0.08, "mutate": 0.08, "renumber": 0.6, "invent": 0.08, "wrong_id": 0.12,

@@ -91,7 +91,7 @@ class SimModel(ModelAPI):
             for i, (name, args) in enumerate(decision.calls)
         ]
         if decision.step is not None and calls:
-            memory.inflight[calls[0].id] = decision.step
+            memory.inflight[calls[decision.step_call or 0].id] = decision.step
         faults = [f.dump() | {"call_id": calls[f.call].id if f.call is not None and calls else None}
                   for f in decision.faults]
         message = ChatMessageAssistant(

@@ -99,7 +99,7 @@ class TodoStore:
     def check_write(self, items: list[TodoItem]) -> None:
         """Level-specific acceptance rule for a full rewrite; the base accepts anything."""
 
-    # -- granular ops (offered per level) -------------------------------------
+    # -- granular ops (offered per level); they confirm the op, only list() shows the list --
     def add(self, text: str) -> str:
         text = str(text).strip()
         if not text:
@@ -108,20 +108,17 @@ class TodoStore:
             raise TodoRejected(f"Max {MAX_ITEMS} todos allowed.")
         item = TodoItem(id=str(self._next_id), text=text)
         self._replace([*self.items, item])
-        return f"Added #{item.id}.\n{render(self.items)}"
+        return f"Added #{item.id}: {item.text}"
 
     def update_status(self, item_id: str, status: str) -> str:
         index = self._index(item_id)
         if status not in STATUSES:
-            raise TodoRejected(
-                f"invalid status '{status}' (use pending, in_progress, completed).\n"
-                + self._current()
-            )
+            raise TodoRejected(f"invalid status '{status}' (use pending, in_progress, completed).")
         items = list(self.items)
         items[index] = items[index].model_copy(update={"status": status})
         check_one_in_progress(items)
         self._replace(items)
-        return render(self.items)
+        return f"#{items[index].id} is now {status}."
 
     def rename(self, item_id: str, new_text: str) -> str:
         index = self._index(item_id)
@@ -131,12 +128,13 @@ class TodoStore:
         items = list(self.items)
         items[index] = items[index].model_copy(update={"text": new_text})
         self._replace(items)
-        return render(self.items)
+        return f"#{items[index].id} renamed to '{new_text}'."
 
     def delete(self, item_id: str) -> str:
         index = self._index(item_id)
+        removed = self.items[index]
         self._replace([item for i, item in enumerate(self.items) if i != index])
-        return render(self.items)
+        return f"Deleted #{removed.id}."
 
     def list(self) -> str:
         return render(self.items)
@@ -153,7 +151,8 @@ class TodoStore:
         for i, item in enumerate(self.items):
             if item.id == key:
                 return i
-        raise TodoRejected(f"No todo with id #{key}.\n{self._current()}")
+        known = ", ".join("#" + item.id for item in self.items) or "none"
+        raise TodoRejected(f"No todo with id #{key} (existing ids: {known}; list_todos shows them).")
 
     def _current(self) -> str:
         return f"Current list:\n{render(self.items)}"

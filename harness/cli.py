@@ -1,0 +1,259 @@
+"""The `todo-bench` command: run, leaderboard, compare, scenarios."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from harness import runner
+from harness.report import (
+    compare,
+    read_results,
+    leaderboard,
+    read_summary,
+    summarize,
+    write_summary,
+)
+from harness.scenario import SCENARIO_DIR, ScenarioError, json_schema, load_scenario, load_scenarios, select
+from harness.runner import RunPlan
+from harness.sim.profiles import ProfileError
+from harness.variants import parse_variants
+
+RESULTS = Path("results")
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for; printed as one line, exit code 2."""
+
+
+def _model_args(pairs: list[str]) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UsageError(f"-M expects name=value, got '{pair}'")
+        name, raw = pair.split("=", 1)
+        try:
+            args[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            args[name] = raw
+    return args
+
+
+def _run_id(model: str, seed: int, epochs: int, variants: list[str], scenarios: str,
+            model_args: dict[str, Any]) -> str:
+    key = json.dumps([model, seed, epochs, variants, scenarios, model_args], sort_keys=True)
+    slug = model.replace("/", "_").replace(":", "_")
+    return f"{slug}-s{seed}-e{epochs}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
+
+
+def _check_model(model: str) -> None:
+    """Fail fast, before any sample starts, when a provider obviously cannot work."""
+    provider = model.split("/", 1)[0]
+    keys = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+    if provider in keys and not os.environ.get(keys[provider]):
+        raise UsageError(f"--model {model} needs {keys[provider]} in the environment")
+    if provider == "openai-api":
+        parts = model.split("/")
+        if len(parts) < 3:
+            raise UsageError("openai-api models are named openai-api/<service>/<model>")
+        service = parts[1].upper().replace("-", "_")
+        if not os.environ.get(f"{service}_BASE_URL"):
+            raise UsageError(
+                f"--model {model} needs {service}_BASE_URL (and {service}_API_KEY) set"
+            )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    variants = parse_variants(args.variants)
+    if args.gate or args.inject:
+        variants = [v.model_copy(update={"gate": v.gate or args.gate,
+                                          "inject": v.inject or args.inject}) for v in variants]
+        variants = list(dict.fromkeys(variants))
+    scenarios = select(load_scenarios(Path(args.scenario_dir)), args.scenarios)
+    scenario_ids = ",".join(s.id for s in scenarios)
+    model_args = _model_args(args.model_arg)
+    model = args.model
+    is_sim = model.startswith("sim/")
+    if is_sim:
+        model_args.setdefault("seed", args.seed)
+        if args.scenario_dir != str(SCENARIO_DIR):
+            model_args.setdefault("scenario_dir", args.scenario_dir)
+        from harness.sim.profiles import load_profile
+
+        load_profile(model.split("/", 1)[1], {k: v for k, v in model_args.items()
+                                               if k != "scenario_dir"})
+    else:
+        _check_model(model)
+    labels = [v.label for v in variants]
+    run_dir = Path(args.out) if args.out else RESULTS / "runs" / _run_id(
+        model, args.seed, args.epochs, labels, scenario_ids, model_args
+    )
+    if args.fresh and run_dir.exists():
+        shutil.rmtree(run_dir)
+    log_dir = run_dir / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    if args.workers > 1 and len(variants) > 1:
+        print(f"todo-bench: {args.workers} worker processes; progress shown for the first",
+              file=sys.stderr)
+    print(f"todo-bench: {len(variants)} variants x {len(scenarios)} scenarios x "
+          f"{args.epochs} epochs on {model} -> {run_dir}", file=sys.stderr)
+    started = time.monotonic()
+    generate: dict[str, Any] = {"max_retries": args.max_retries, "timeout": args.timeout}
+    if not is_sim:
+        generate["seed"] = args.seed
+    plan = RunPlan(
+        model=model,
+        model_args=model_args,
+        variants=variants,
+        scenarios=scenario_ids,
+        scenario_dir=args.scenario_dir,
+        epochs=args.epochs,
+        log_root=log_dir,
+        display=args.display,
+        generate=generate,
+        retry_attempts=args.retry_attempts,
+        max_samples=args.max_samples,
+    )
+    success = runner.run(plan, args.workers)
+    elapsed = time.monotonic() - started
+    results = read_results(log_dir)
+    if not results:
+        print(f"todo-bench: no successful logs in {log_dir}; rerun the same command to resume",
+              file=sys.stderr)
+        return 1
+    summary = summarize(results, seed=args.seed)
+    board = leaderboard(summary, "md")
+    for folder in (run_dir, RESULTS / "latest") if not args.out else (run_dir,):
+        folder.mkdir(parents=True, exist_ok=True)
+        write_summary(summary, folder / "summary.json")
+        (folder / "leaderboard.md").write_text(board, encoding="utf-8")
+    (run_dir / "timing.json").write_text(
+        json.dumps({"wall_seconds": round(elapsed, 1)}, indent=2) + "\n", encoding="utf-8"
+    )
+    print(board)
+    print(f"run folder: {run_dir}  (logs: inspect view --log-dir {log_dir})")
+    print(f"wall time: {elapsed:.1f} s", file=sys.stderr)
+    if not success:
+        print("todo-bench: some tasks did not finish; rerun the same command to resume",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _summary_path(path: str) -> Path:
+    candidate = Path(path)
+    if candidate.is_dir():
+        candidate = candidate / "summary.json"
+    if not candidate.is_file():
+        raise UsageError(f"{path}: no summary.json found")
+    return candidate
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    print(leaderboard(read_summary(_summary_path(args.run)), args.format))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    problems = compare(read_summary(_summary_path(args.base)), read_summary(_summary_path(args.new)),
+                       z=args.z)
+    for line in problems:
+        print(f"REGRESSION {line}")
+    if not problems:
+        print("no significant regression")
+    return 1 if problems else 0
+
+
+def cmd_scenarios(args: argparse.Namespace) -> int:
+    if args.action == "schema":
+        print(json_schema())
+        return 0
+    if args.action == "validate" and args.paths:
+        failures = 0
+        for raw in args.paths:
+            try:
+                load_scenario(Path(raw))
+                print(f"ok  {raw}")
+            except ScenarioError as error:
+                print(f"ERR {error}")
+                failures += 1
+        return 1 if failures else 0
+    scenarios = load_scenarios(Path(args.scenario_dir))
+    if args.action == "validate":
+        print(f"{len(scenarios)} scenarios valid in {args.scenario_dir}")
+        return 0
+    from tabulate import tabulate
+
+    rows = [[s.id, ",".join(s.tags), len(s.subtasks), s.title] for s in scenarios]
+    print(tabulate(rows, headers=["id", "tags", "subtasks", "title"], tablefmt="github"))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="todo-bench", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run variants x scenarios x epochs (an inspect eval set)")
+    run.add_argument("--model", default="sim/sloppy", help="any inspect model (default sim/sloppy)")
+    run.add_argument("-M", "--model-arg", action="append", default=[], metavar="NAME=VALUE",
+                     help="model argument, e.g. -M drop=0.2 for sim or -M emulate_tools=true")
+    run.add_argument("--variants", default="headline",
+                     help="comma-separated variants, or 'headline' (default)")
+    run.add_argument("--scenarios", default="all", help="comma-separated ids or tags")
+    run.add_argument("--scenario-dir", default=str(SCENARIO_DIR))
+    run.add_argument("--epochs", type=int, default=3)
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--gate", action="store_true", help="add the completion gate to every variant")
+    run.add_argument("--inject", action="store_true", help="inject the list into every prompt")
+    run.add_argument("--out", help="run folder (default results/runs/<run-id>; rerun to resume)")
+    run.add_argument("--fresh", action="store_true", help="discard an earlier run in the folder")
+    run.add_argument("--max-retries", type=int, default=3, help="model API retries per call")
+    run.add_argument("--timeout", type=int, default=300, help="model API timeout in seconds")
+    run.add_argument("--retry-attempts", type=int, default=2, help="eval-set task retries")
+    run.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
+                     help="processes running variants in parallel (default: up to 2)")
+    run.add_argument("--max-samples", type=int, default=None)
+    run.add_argument("--display", default="rich" if sys.stdout.isatty() else "plain",
+                     choices=["full", "conversation", "rich", "plain", "log", "none"])
+    run.set_defaults(func=cmd_run)
+
+    board = sub.add_parser("leaderboard", help="print a run's leaderboard")
+    board.add_argument("run", help="run folder or summary.json")
+    board.add_argument("--format", default="md", choices=["md", "html", "latex", "csv", "json"])
+    board.set_defaults(func=cmd_leaderboard)
+
+    comp = sub.add_parser("compare", help="exit 1 if NEW regresses significantly from BASE")
+    comp.add_argument("base")
+    comp.add_argument("new")
+    comp.add_argument("--z", type=float, default=2.0, help="standard errors that count (2)")
+    comp.set_defaults(func=cmd_compare)
+
+    scen = sub.add_parser("scenarios", help="list, validate or print the schema of scenarios")
+    scen.add_argument("action", choices=["list", "validate", "schema"])
+    scen.add_argument("paths", nargs="*", help="files to validate (default: the scenario dir)")
+    scen.add_argument("--scenario-dir", default=str(SCENARIO_DIR))
+    scen.set_defaults(func=cmd_scenarios)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (UsageError, ScenarioError, ProfileError, ValueError) as error:
+        print(f"todo-bench: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("todo-bench: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

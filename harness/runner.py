@@ -1,0 +1,85 @@
+"""Run variants as inspect eval sets, one log folder per variant, spread over worker processes.
+
+Each variant is its own eval set, so an interrupted run resumes per variant whatever the
+number of workers; workers are processes because the agent loop is CPU-bound Python.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from harness.variants import Variant
+
+
+class RunPlan(BaseModel):
+    """Everything a worker needs to run its share (picklable, no live objects)."""
+
+    model: str
+    model_args: dict[str, Any]
+    variants: list[Variant]
+    scenarios: str
+    scenario_dir: str
+    epochs: int
+    log_root: Path
+    display: str
+    generate: dict[str, Any]
+    retry_attempts: int
+    max_samples: int | None = None
+
+
+def log_dir_for(plan: RunPlan, variant: Variant) -> Path:
+    return plan.log_root / variant.label
+
+
+def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
+    """One variant as an eval set; True if every sample finished."""
+    from inspect_ai import eval_set
+
+    from harness.task import todo_bench
+
+    task = todo_bench(
+        variant=variant.level,
+        inject=variant.inject,
+        gate=variant.gate,
+        scenarios=plan.scenarios,
+        scenario_dir=plan.scenario_dir,
+    )
+    success, _ = eval_set(
+        [task],
+        log_dir=str(log_dir_for(plan, variant)),
+        model=plan.model,
+        model_args=plan.model_args,
+        epochs=plan.epochs,
+        max_samples=plan.max_samples,
+        retry_attempts=plan.retry_attempts,
+        display=display,  # type: ignore[arg-type]
+        log_dir_allow_dirty=True,
+        log_realtime=False,
+        score_display=False,
+        **plan.generate,
+    )
+    return bool(success)
+
+
+def _run_share(plan: RunPlan, share: list[Variant], display: str) -> list[bool]:
+    return [run_variant(plan, variant, display) for variant in share]
+
+
+def run(plan: RunPlan, workers: int) -> bool:
+    """Run every variant of the plan; the first worker shows progress, the others are quiet."""
+    workers = max(1, min(workers, len(plan.variants)))
+    if workers == 1:
+        return all(_run_share(plan, plan.variants, plan.display))
+    shares = [plan.variants[i::workers] for i in range(workers)]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [
+            pool.submit(_run_share, plan, share, plan.display if i == 0 else "none")
+            for i, share in enumerate(shares)
+        ]
+        return all(all(f.result()) for f in futures)
