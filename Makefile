@@ -1,0 +1,38 @@
+# todo-bench: `make bench` runs the default benchmark offline, `make test` runs every check.
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install bench test test-fast lint perf real-model clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+bench: $(STAMP)
+	$(BIN)/todo-bench run --model sim/sloppy --variants headline --epochs 3 --seed 0
+
+lint: $(STAMP)
+	$(BIN)/ruff check harness evals tests scripts
+	$(BIN)/ruff format --check harness evals tests scripts
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest -m "not realmodel" -q
+
+test-fast: $(STAMP)
+	$(BIN)/pytest -q
+
+perf: $(STAMP)
+	$(BIN)/python scripts/perf.py
+
+real-model: $(STAMP)
+	bash scripts/local_model.sh
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache results/runs

@@ -1,0 +1,81 @@
+"""Drive an episode's real tools directly (no model), and build scenarios in memory."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from inspect_ai.tool import ToolError
+
+from harness.ledger import Ledger, UserTurnEvent
+from harness.scenario import Scenario
+from harness.todo import LEVELS
+from harness.tools import Episode, todo_tools, workspace_tools
+from harness.tracker import TaskStateTracker
+from harness.workspace import Workspace
+
+DOCS = Scenario.model_validate(
+    {
+        "id": "docs",
+        "title": "three docs",
+        "prompt": "Write a.md, b.md, c.md and README.md.",
+        "subtasks": [
+            {"id": s, "title": f"Write {s}.md", "keywords": [f"{s}.md"],
+             "done_when": [{"tool": "write_file", "args": {"path": {"equals": f"{s}.md"}}}]}
+            for s in ("a", "b", "c")
+        ]
+        + [
+            {"id": "readme", "title": "Write README.md", "keywords": ["readme"],
+             "done_when": [{"tool": "write_file", "args": {"path": {"equals": "README.md"}}}]},
+            {"id": "csv", "title": "Export index.csv", "keywords": ["index.csv"],
+             "done_when": [{"tool": "write_csv"}]},
+        ],
+        "checks": [{"kind": "file_exists", "path": f"{s}.md"} for s in ("a", "b", "c")],
+        "reference": [
+            {"subtask": s, "tool": "write_file", "args": {"path": f"{s}.md", "content": s}}
+            for s in ("a", "b", "c")
+        ],
+        "user_turns": [
+            {"after_turn": 1, "message": "also export index.csv", "action": "add",
+             "subtask": "csv"},
+        ],
+    }
+)
+
+
+class Driver:
+    """Calls an episode's tools the way the agent loop would, turn by turn."""
+
+    def __init__(self, level: str, scenario: Scenario = DOCS) -> None:
+        self.scenario = scenario
+        self.episode = Episode(
+            store=LEVELS[level](),
+            workspace=Workspace.create(scenario),
+            ledger=Ledger(scenario=scenario.id, variant=level),
+            tracker=TaskStateTracker(scenario),
+        )
+        self.tools = {t.name: t for t in [*todo_tools(self.episode), *workspace_tools(self.episode)]}
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.episode.ledger
+
+    def call(self, tool: str, **args: Any) -> str:
+        """Run one tool call; a rejection comes back as 'ERROR: ...'."""
+        self.episode.turn += 1
+        try:
+            return str(asyncio.run(self.tools[tool].tool(**args)))
+        except ToolError as error:
+            return f"ERROR: {error.message}"
+
+    def user(self, action: str, subtask: str, new_text: str | None = None) -> None:
+        self.ledger.events.append(
+            UserTurnEvent(turn=self.episode.turn, action=action, subtask=subtask, new_text=new_text)
+        )
+
+    def close(self) -> None:
+        self.episode.workspace.cleanup()
+
+
+def items(*rows: tuple[str, str, str]) -> list[dict[str, str]]:
+    return [{"id": i, "text": t, "status": s} for i, t, s in rows]

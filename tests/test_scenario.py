@@ -1,0 +1,108 @@
+"""Every shipped scenario validates, its reference solution passes, a wrong one fails."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.checks import run_checks
+from harness.scenario import ScenarioError, json_schema, load_scenario, load_scenarios, select
+from harness.tracker import TaskStateTracker
+from harness.workspace import Workspace
+
+SCENARIOS = load_scenarios()
+IDS = [s.id for s in SCENARIOS]
+CATALOGUE_TAGS = {"excel", "rename", "near-duplicate", "code", "csv", "user-turn", "long",
+                  "compaction"}
+
+
+def replay(scenario_id: str, wrong: bool = False) -> tuple[bool, TaskStateTracker]:
+    """Replay the reference through the workspace; `wrong` skips its last write."""
+    scenario = next(s for s in SCENARIOS if s.id == scenario_id)
+    workspace = Workspace.create(scenario)
+    tracker = TaskStateTracker(scenario)
+    for turn in scenario.user_turns:
+        if turn.action == "add" and turn.subtask:
+            tracker.add(turn.subtask)
+        if turn.action == "cancel" and turn.subtask:
+            tracker.cancel(turn.subtask)
+    steps = [s for s in scenario.reference if not _cancelled(scenario, s.subtask)]
+    if wrong:
+        last_write = max(i for i, s in enumerate(steps) if s.tool not in ("read_file", "list_files"))
+        steps = steps[:last_write] + steps[last_write + 1 :]
+    for step in steps:
+        getattr(workspace, step.tool)(**step.args)
+        tracker.observe(step.tool, step.args, ok=True)
+    try:
+        return all(r.passed for r in run_checks(workspace, scenario)), tracker
+    finally:
+        workspace.cleanup()
+
+
+def _cancelled(scenario: object, subtask: str) -> bool:
+    return any(t.action == "cancel" and t.subtask == subtask for t in scenario.user_turns)  # type: ignore[attr-defined]
+
+
+def test_catalogue_is_complete() -> None:
+    assert len(SCENARIOS) >= 10
+    assert CATALOGUE_TAGS <= {t for s in SCENARIOS for t in s.tags}
+    assert any(s.compaction for s in SCENARIOS)
+    assert {t.action for s in SCENARIOS for t in s.user_turns} >= {"add", "cancel", "rename"}
+
+
+@pytest.mark.parametrize("scenario_id", IDS)
+def test_reference_solution_passes_and_ticks_every_subtask(scenario_id: str) -> None:
+    passed, tracker = replay(scenario_id)
+    assert passed
+    assert tracker.pending == []
+
+
+@pytest.mark.parametrize("scenario_id", IDS)
+def test_a_deliberately_wrong_solution_fails(scenario_id: str) -> None:
+    passed, _ = replay(scenario_id, wrong=True)
+    assert not passed
+
+
+def test_errors_name_the_file_and_the_field(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: bad\ntitle: t\nprompt: p\nsubtasks:\n  - id: s\n    title: x\n"
+                   "    keywords: [x]\n    done_when: [{tool: teleport}]\n"
+                   "checks: [{kind: file_exists, path: a}]\n"
+                   "reference: [{subtask: s, tool: list_files}]\n")
+    with pytest.raises(ScenarioError, match=r"bad\.yaml: field .*unknown tool 'teleport'"):
+        load_scenario(bad)
+    missing = tmp_path / "missing.yaml"
+    missing.write_text("id: missing\ntitle: t\n")
+    with pytest.raises(ScenarioError, match=r"missing\.yaml: field 'prompt': Field required"):
+        load_scenario(missing)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("id: [unclosed\n")
+    with pytest.raises(ScenarioError, match=r"broken\.yaml: cannot read YAML"):
+        load_scenario(broken)
+    wrong_check = tmp_path / "wrong_check.yaml"
+    wrong_check.write_text(Path("scenarios/excel_export.yaml").read_text().replace(
+        "id: excel_export", "id: wrong_check").replace("kind: xlsx_rows", "kind: xlsx_rowz"))
+    with pytest.raises(ScenarioError, match=r"wrong_check\.yaml: field 'checks\.0'"):
+        load_scenario(wrong_check)
+
+
+def test_file_name_must_match_id(tmp_path: Path) -> None:
+    other = tmp_path / "other.yaml"
+    other.write_text(Path("scenarios/excel_export.yaml").read_text())
+    with pytest.raises(ScenarioError, match="must match the file name"):
+        load_scenario(other)
+
+
+def test_selection_by_id_and_tag() -> None:
+    assert [s.id for s in select(SCENARIOS, "excel_export")] == ["excel_export"]
+    assert {s.id for s in select(SCENARIOS, ["excel"])} >= {"excel_export", "sales_summary"}
+    with pytest.raises(ScenarioError, match="unknown scenario id or tag: nope"):
+        select(SCENARIOS, "nope")
+
+
+def test_json_schema_is_published() -> None:
+    schema = json.loads(json_schema())
+    assert schema["title"] == "Scenario"
+    assert {"prompt", "subtasks", "checks", "reference"} <= set(schema["required"])

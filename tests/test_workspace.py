@@ -1,0 +1,79 @@
+"""The sandbox refuses every way out, and .xlsx files are real."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.workspace import Workspace, WorkspaceError
+from tests.helpers import DOCS, Driver
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Iterator[Workspace]:
+    root = tmp_path / "ws"
+    root.mkdir()
+    yield Workspace(root)
+
+
+@pytest.mark.parametrize("path", ["../x.txt", "a/../../x.txt", "/etc/passwd", "~/x", ""])
+def test_paths_outside_are_refused(ws: Workspace, path: str) -> None:
+    with pytest.raises(WorkspaceError):
+        ws.write_file(path, "x")
+
+
+def test_symlink_pointing_out_is_refused(ws: Workspace, tmp_path: Path) -> None:
+    outside = tmp_path / "secret.txt"
+    outside.write_text("secret")
+    os.symlink(outside, ws.root / "link.txt")
+    with pytest.raises(WorkspaceError, match="leaves the workspace"):
+        ws.read_file("link.txt")
+
+
+def test_file_ops_round_trip(ws: Workspace) -> None:
+    ws.write_file("a/b.txt", "hi\n")
+    ws.rename_file("a/b.txt", "c.txt")
+    assert ws.read_file("c.txt") == "hi\n"
+    assert ws.list_files() == "c.txt"
+    ws.write_file("d.txt", "")
+    with pytest.raises(WorkspaceError, match="already exists"):
+        ws.rename_file("c.txt", "d.txt")
+    ws.delete_file("c.txt")
+    with pytest.raises(WorkspaceError, match="No such file"):
+        ws.read_file("c.txt")
+
+
+def test_create_excel_writes_real_workbooks(ws: Workspace) -> None:
+    ws.write_file("b.txt", "")
+    ws.write_file("a.txt", "")
+    ws.create_excel("exports/1.xlsx", from_workspace_files=True)
+    assert ws.xlsx("exports/1.xlsx") == {"Sheet1": [["file"], ["a.txt"], ["b.txt"]]}
+    ws.create_excel("exports/1.xlsx", rows=[["x", 1]], sheet="Two")
+    sheets = ws.xlsx("exports/1.xlsx")
+    assert list(sheets) == ["Sheet1", "Two"] and sheets["Two"] == [["x", "1"]]
+    with pytest.raises(WorkspaceError, match=r"must end with \.xlsx"):
+        ws.create_excel("out.csv", rows=[["a"]])
+    with pytest.raises(WorkspaceError, match="give `rows`"):
+        ws.create_excel("e.xlsx")
+
+
+def test_write_csv_and_read_back(ws: Workspace) -> None:
+    ws.write_csv("t.csv", [["a", "b"], [1, 2]])
+    assert ws.csv_rows("t.csv") == [["a", "b"], ["1", "2"]]
+    with pytest.raises(WorkspaceError, match="list of lists"):
+        ws.write_csv("t.csv", "a,b")  # type: ignore[arg-type]
+
+
+def test_tool_errors_reach_the_model_and_are_recorded() -> None:
+    driver = Driver("L0", DOCS)
+    try:
+        reply = driver.call("write_file", path="../escape.txt", content="x")
+        assert reply.startswith("ERROR: Refused")
+        event = driver.ledger.workspace_events[-1]
+        assert (event.tool, event.ok) == ("write_file", False)
+        assert not driver.episode.tracker.done
+    finally:
+        driver.close()
