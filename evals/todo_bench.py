@@ -1,5 +1,25 @@
-"""todo-bench as an inspect task: `inspect eval evals/todo_bench.py -T variant=L0-rewrite`."""
+"""todo-bench as an inspect task: `inspect eval evals/todo_bench.py -T variant=L4-inject+gate`."""
 
-from harness.task import todo_bench
+from inspect_ai import Task, task
 
-__all__ = ["todo_bench"]
+from harness.task import build_task
+
+
+@task
+def todo_bench(
+    variant: str = "L0-rewrite",
+    inject: bool = False,
+    gate: bool = False,
+    scenarios: str = "all",
+    scenario_dir: str | None = None,
+) -> Task:
+    """Run every selected scenario under one todo design.
+
+    Args:
+        variant: L0-rewrite, L1-textlock, L2-whitelist, L3-granular or L4-inject, with +gate.
+        inject: Inject the current list into every prompt (what L4 adds to L3).
+        gate: Refuse the agent's "done" until every subtask is ticked.
+        scenarios: Comma-separated scenario ids or tags, or "all".
+        scenario_dir: Directory of scenario YAML files (default: the shipped suite).
+    """
+    return build_task(variant, inject, gate, scenarios, scenario_dir)

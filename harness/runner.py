@@ -40,17 +40,15 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
     """One variant as an eval set; True if every sample finished."""
     from inspect_ai import eval_set
 
-    from harness.task import todo_bench
+    from harness.task import eval_entry
 
-    task = todo_bench(
-        variant=variant.level,
-        inject=variant.inject,
-        gate=variant.gate,
-        scenarios=plan.scenarios,
-        scenario_dir=plan.scenario_dir,
-    )
+    task_args = {
+        "variant": variant.label,
+        "scenarios": plan.scenarios,
+        "scenario_dir": plan.scenario_dir,
+    }
     success, _ = eval_set(
-        [task],
+        [eval_entry()(**task_args)],
         log_dir=str(log_dir_for(plan, variant)),
         model=plan.model,
         model_args=plan.model_args,

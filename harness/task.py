@@ -1,10 +1,12 @@
-"""The @task: one variant over a selection of scenarios."""
+"""Build the inspect Task for one variant; `evals/todo_bench.py` is its thin @task entry."""
 
 from __future__ import annotations
 
+import importlib.util
+from collections.abc import Callable
 from pathlib import Path
 
-from inspect_ai import Task, task
+from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from harness import prompts
@@ -28,8 +30,21 @@ def scenario_samples(scenarios: list[Scenario]) -> MemoryDataset:
     )
 
 
-@task
-def todo_bench(
+EVAL_FILE = Path(__file__).resolve().parent.parent / "evals" / "todo_bench.py"
+
+
+def eval_entry() -> Callable[..., Task]:
+    """The @task function of evals/todo_bench.py, so runs are identical to `inspect eval`."""
+    spec = importlib.util.spec_from_file_location("todo_bench_eval", EVAL_FILE)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {EVAL_FILE}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    entry: Callable[..., Task] = module.todo_bench
+    return entry
+
+
+def build_task(
     variant: str = "L0-rewrite",
     inject: bool = False,
     gate: bool = False,
@@ -51,5 +66,6 @@ def todo_bench(
         dataset=scenario_samples(select(pool, scenarios)),
         solver=todo_agent(chosen),
         scorer=todo_scorer(),
+        name="todo_bench",
         metadata={"variant": chosen.label, "prompt_version": prompts.PROMPT_VERSION},
     )

@@ -12,7 +12,7 @@ from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ModelOutput, get_model
 from inspect_ai.tool import ToolInfo
 
-from harness.task import todo_bench
+from harness.task import build_task
 from tests.scripted import turn
 
 pytestmark = pytest.mark.slow
@@ -27,7 +27,7 @@ def run(script: Script, tmp_path: Path, scenarios: str = "excel_export", **task_
         return script(input, tools)
 
     model = get_model("mockllm/model", custom_outputs=outputs)
-    logs: list[EvalLog] = eval(todo_bench(scenarios=scenarios, **task_args), model=model,
+    logs: list[EvalLog] = eval(build_task(scenarios=scenarios, **task_args), model=model,
                                display="none", log_dir=str(tmp_path))
     assert logs[0].status == "success", logs[0].error
     assert logs[0].samples

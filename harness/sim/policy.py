@@ -430,7 +430,9 @@ class SimPolicy:
         shown = {i.id: i for i in m.seen or []}
         for item_id in sorted(m.forgotten):
             item = shown[item_id]
-            faults.append(self._loss_fault("forget", item))
+            resolved = resolve(item.text, self.s, m.renamed)
+            if resolved is None or resolved[0].id not in m.cancelled:
+                faults.append(self._loss_fault("forget", item))
         rows: list[TodoItem] = []
         protected: set[str] = set()
         for item in self.memory_list():
@@ -461,7 +463,7 @@ class SimPolicy:
             i.model_dump() for i in self.memory_list()
         ]:
             return Decision()  # nothing to change
-        rows, more = self._recall_faults(rows, protected, set(shown))
+        rows, more = self._recall_faults(rows, protected, shown)
         faults.extend(more)
         by_text = {i.text: i for i in shown.values()}
         for row in rows:
@@ -478,19 +480,23 @@ class SimPolicy:
         return Fault(kind, metric, 0, f"#{item.id} '{item.text}'")
 
     def _recall_faults(
-        self, rows: list[TodoItem], protected: set[str], shown: set[str]
+        self, rows: list[TodoItem], protected: set[str], shown_items: dict[str, TodoItem]
     ) -> tuple[list[TodoItem], list[Fault]]:
         faults: list[Fault] = []
+        shown = set(shown_items)
         candidates = [r for r in rows if r.id in shown and r.id not in protected]
         dropped = {r.id for r in candidates if self.rng.random() < self._p(self.p.drop)}
         if len(dropped) == len(rows):
             dropped = set()
-        faults.extend(self._loss_fault("drop", r) for r in rows if r.id in dropped)
+        # the scorer judges a loss by the status the store held, not the one being written
+        faults.extend(self._loss_fault("drop", shown_items[r.id]) for r in rows if r.id in dropped)
         kept = [r for r in rows if r.id not in dropped]
         if dropped and self.rng.random() < self.p.renumber:
-            ids = [r.id for r in rows][: len(kept)]
+            # close the gaps: remembered items take the ids in order; new items keep theirs
+            old_ids = iter([r.id for r in rows if r.id in shown])
             renumbered = []
-            for row, new_id in zip(kept, ids, strict=True):
+            for row in kept:
+                new_id = next(old_ids) if row.id in shown else row.id
                 if row.id != new_id:
                     faults.append(Fault("renumber", "id_churn", 0, f"#{row.id} -> #{new_id}"))
                 renumbered.append(row.model_copy(update={"id": new_id}))

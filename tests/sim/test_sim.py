@@ -1,0 +1,97 @@
+"""The simulated agent: perfect when faultless, faults accounted exactly, blind to the variant."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import EvalLog
+
+from harness.sim.profiles import ProfileError, load_profile
+from harness.task import build_task
+from harness.variants import HEADLINE
+
+SIM_DIR = Path(__file__).resolve().parents[2] / "harness" / "sim"
+FAULT_METRICS = ("dropped_todos", "lost_history", "mutated_text", "id_churn", "invented_todos",
+                 "false_todo_completions", "fake_tool_calls")
+
+
+def run_all(model: str, tmp_path: Path, variants: tuple[str, ...] = HEADLINE, epochs: int = 1,
+            **model_args: object) -> list[EvalLog]:
+    logs = eval([build_task(v) for v in variants], model=model, model_args=model_args,
+                epochs=epochs, display="none", log_dir=str(tmp_path), max_tasks=len(variants))
+    assert all(log.status == "success" for log in logs)
+    return logs
+
+
+@pytest.mark.slow
+def test_oracle_is_perfect_on_every_variant_and_scenario(tmp_path: Path) -> None:
+    for log in run_all("sim/oracle", tmp_path):
+        for sample in log.samples or []:
+            value = sample.scores["todo_scorer"].value  # type: ignore[index]
+            assert isinstance(value, dict)
+            faults = {k: v for k, v in value.items() if v and k not in (
+                "task_success", "turns", "todo_tool_calls", "input_tokens", "output_tokens",
+                "todo_output_tokens")}
+            assert value["task_success"] == 1, (log.eval.metadata, sample.id)
+            assert faults == {}, (log.eval.metadata, sample.id, faults)
+
+
+def injected_faults(log: EvalLog) -> tuple[Counter[str], Counter[str]]:
+    """(faults that reached an accepted state, what the scorer counted), summed over samples."""
+    injected: Counter[str] = Counter()
+    scored: Counter[str] = Counter()
+    for sample in log.samples or []:
+        score = sample.scores["todo_scorer"]  # type: ignore[index]
+        assert isinstance(score.value, dict) and score.metadata
+        accepted = {e["call_id"] for e in score.metadata["ledger"]["events"]
+                    if e["kind"] == "todo" and e["accepted"]}
+        for message in sample.messages:
+            for fault in (message.metadata or {}).get("sim_faults", []):
+                metric = fault["metric"]
+                if metric == "fake_tool_calls" or (metric and fault["call_id"] in accepted):
+                    injected[metric] += 1
+        for metric in FAULT_METRICS:
+            scored[metric] += int(score.value[metric])
+    return injected, scored
+
+
+@pytest.mark.slow
+def test_scorers_count_exactly_the_injected_faults_that_reached_the_store(tmp_path: Path) -> None:
+    totals: Counter[str] = Counter()
+    for log in run_all("sim/chaotic", tmp_path, epochs=2):
+        injected, scored = injected_faults(log)
+        label = (log.eval.metadata or {})["variant"]
+        for metric in FAULT_METRICS:
+            assert injected[metric] == scored[metric], (label, metric, injected, scored)
+        totals += scored
+    # the run must actually exercise every detector, or the equality proves little
+    assert all(totals[m] > 0 for m in FAULT_METRICS), totals
+
+
+def test_the_simulated_agent_never_sees_the_variant() -> None:
+    source = "\n".join(p.read_text() for p in SIM_DIR.glob("*.py"))
+    for word in ("variant", "Variant", "inject", "gate", "LEVELS", "label", "L0", "L1", "L2", "L3",
+                 "L4", "harness.agent", "harness.tools"):
+        assert not re.search(rf"\b{re.escape(word)}\b", source), word
+
+
+def test_profiles_and_overrides() -> None:
+    assert load_profile("oracle").drop == 0
+    assert load_profile("sloppy", {"drop": 0.5, "seed": 7}).drop == 0.5
+    with pytest.raises(ProfileError, match="unknown sim profile 'nope'"):
+        load_profile("nope")
+    with pytest.raises(ProfileError, match="field 'drop'"):
+        load_profile("sloppy", {"drop": 3})
+    with pytest.raises(ProfileError, match="field 'dropp'"):
+        load_profile("sloppy", {"dropp": 0.1})
+
+
+def test_profile_file(tmp_path: Path) -> None:
+    path = tmp_path / "mine.yaml"
+    path.write_text("drop: 0.25\nmutate: 0.1\n")
+    profile = load_profile(f"file:{path}")
+    assert (profile.name, profile.drop, profile.mutate) == ("mine", 0.25, 0.1)
