@@ -1,4 +1,4 @@
-"""The one agent loop every variant runs: tools, injection, reminder, user turns, compaction, gate."""
+"""The one agent loop of every variant: tools, injection, reminder, user turns, compaction, gate."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo
+from pydantic import JsonValue
 
 from harness import prompts
 from harness.guard import looks_like_fake_call
@@ -60,7 +61,9 @@ def take_record(state: TaskState) -> EpisodeRecord:
     """The episode record for a sample; an infrastructure error if the solver left none."""
     record = _RECORDS.pop(state.uuid, None)
     if record is None:
-        raise RuntimeError(f"no episode record for sample {state.sample_id}: the agent loop did not run")
+        raise RuntimeError(
+            f"no episode record for sample {state.sample_id}: the agent loop did not run"
+        )
     return record
 
 
@@ -100,7 +103,9 @@ class _Loop:
         self.variant = variant
         self.scenario = scenario
         self.episode = episode
-        self.history = [m for m in history if not isinstance(m, ChatMessageSystem)]
+        self.history: list[ChatMessage] = [
+            m for m in history if not isinstance(m, ChatMessageSystem)
+        ]
         self.tools = [*todo_tools(episode), *workspace_tools(episode)]
         self.tool_names = [tool.name for tool in self.tools]
         # built once: inspect would otherwise re-derive every schema on every model call
@@ -118,8 +123,11 @@ class _Loop:
 
     def _ticked(self, subtask_ids: list[str]) -> None:
         transcript().info(
-            {"event": "task_state_updated", "ticked": subtask_ids,
-             "state": self.episode.tracker.summary()},
+            {
+                "event": "task_state_updated",
+                "ticked": list[JsonValue](subtask_ids),
+                "state": self.episode.tracker.summary(),
+            },
             source="task_state_tracker",
         )
 
@@ -215,7 +223,9 @@ class _Loop:
             self._block(turn, "fake_tool_call", prompts.FAKE_CALL_BLOCKED)
             return False
         if self.variant.gate and tracker.pending:
-            self._block(turn, "subtasks_pending", prompts.GATE_BLOCKED.format(state=tracker.summary()))
+            self._block(
+                turn, "subtasks_pending", prompts.GATE_BLOCKED.format(state=tracker.summary())
+            )
             return False
         self.ledger.events.append(ClaimEvent(turn=turn, blocked=False, **self._claim_state()))
         self.ledger.end_reason = "claimed_done"

@@ -15,14 +15,21 @@ from typing import Any
 from harness import runner
 from harness.report import (
     compare,
-    read_results,
     leaderboard,
+    read_results,
     read_summary,
     summarize,
     write_summary,
 )
-from harness.scenario import SCENARIO_DIR, ScenarioError, json_schema, load_scenario, load_scenarios, select
 from harness.runner import RunPlan
+from harness.scenario import (
+    SCENARIO_DIR,
+    ScenarioError,
+    json_schema,
+    load_scenario,
+    load_scenarios,
+    select,
+)
 from harness.sim.profiles import ProfileError
 from harness.variants import parse_variants
 
@@ -46,8 +53,14 @@ def _model_args(pairs: list[str]) -> dict[str, Any]:
     return args
 
 
-def _run_id(model: str, seed: int, epochs: int, variants: list[str], scenarios: str,
-            model_args: dict[str, Any]) -> str:
+def _run_id(
+    model: str,
+    seed: int,
+    epochs: int,
+    variants: list[str],
+    scenarios: str,
+    model_args: dict[str, Any],
+) -> str:
     key = json.dumps([model, seed, epochs, variants, scenarios, model_args], sort_keys=True)
     slug = model.replace("/", "_").replace(":", "_")
     return f"{slug}-s{seed}-e{epochs}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
@@ -73,8 +86,10 @@ def _check_model(model: str) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     variants = parse_variants(args.variants)
     if args.gate or args.inject:
-        variants = [v.model_copy(update={"gate": v.gate or args.gate,
-                                          "inject": v.inject or args.inject}) for v in variants]
+        variants = [
+            v.model_copy(update={"gate": v.gate or args.gate, "inject": v.inject or args.inject})
+            for v in variants
+        ]
         variants = list(dict.fromkeys(variants))
     scenarios = select(load_scenarios(Path(args.scenario_dir)), args.scenarios)
     scenario_ids = ",".join(s.id for s in scenarios)
@@ -87,23 +102,33 @@ def cmd_run(args: argparse.Namespace) -> int:
             model_args.setdefault("scenario_dir", args.scenario_dir)
         from harness.sim.profiles import load_profile
 
-        load_profile(model.split("/", 1)[1], {k: v for k, v in model_args.items()
-                                               if k != "scenario_dir"})
+        load_profile(
+            model.split("/", 1)[1], {k: v for k, v in model_args.items() if k != "scenario_dir"}
+        )
     else:
         _check_model(model)
     labels = [v.label for v in variants]
-    run_dir = Path(args.out) if args.out else RESULTS / "runs" / _run_id(
-        model, args.seed, args.epochs, labels, scenario_ids, model_args
+    run_dir = (
+        Path(args.out)
+        if args.out
+        else RESULTS
+        / "runs"
+        / _run_id(model, args.seed, args.epochs, labels, scenario_ids, model_args)
     )
     if args.fresh and run_dir.exists():
         shutil.rmtree(run_dir)
     log_dir = run_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     if args.workers > 1 and len(variants) > 1:
-        print(f"todo-bench: {args.workers} worker processes; progress shown for the first",
-              file=sys.stderr)
-    print(f"todo-bench: {len(variants)} variants x {len(scenarios)} scenarios x "
-          f"{args.epochs} epochs on {model} -> {run_dir}", file=sys.stderr)
+        print(
+            f"todo-bench: {args.workers} worker processes; progress shown for the first",
+            file=sys.stderr,
+        )
+    print(
+        f"todo-bench: {len(variants)} variants x {len(scenarios)} scenarios x "
+        f"{args.epochs} epochs on {model} -> {run_dir}",
+        file=sys.stderr,
+    )
     started = time.monotonic()
     generate: dict[str, Any] = {"max_retries": args.max_retries, "timeout": args.timeout}
     if not is_sim:
@@ -125,8 +150,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     elapsed = time.monotonic() - started
     results = read_results(log_dir)
     if not results:
-        print(f"todo-bench: no successful logs in {log_dir}; rerun the same command to resume",
-              file=sys.stderr)
+        print(
+            f"todo-bench: no successful logs in {log_dir}; rerun the same command to resume",
+            file=sys.stderr,
+        )
         return 1
     summary = summarize(results, seed=args.seed)
     board = leaderboard(summary, "md")
@@ -141,8 +168,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"run folder: {run_dir}  (logs: inspect view --log-dir {log_dir})")
     print(f"wall time: {elapsed:.1f} s", file=sys.stderr)
     if not success:
-        print("todo-bench: some tasks did not finish; rerun the same command to resume",
-              file=sys.stderr)
+        print(
+            "todo-bench: some tasks did not finish; rerun the same command to resume",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -162,8 +191,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    problems = compare(read_summary(_summary_path(args.base)), read_summary(_summary_path(args.new)),
-                       z=args.z)
+    problems = compare(
+        read_summary(_summary_path(args.base)), read_summary(_summary_path(args.new)), z=args.z
+    )
     for line in problems:
         print(f"REGRESSION {line}")
     if not problems:
@@ -202,10 +232,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run variants x scenarios x epochs (an inspect eval set)")
     run.add_argument("--model", default="sim/sloppy", help="any inspect model (default sim/sloppy)")
-    run.add_argument("-M", "--model-arg", action="append", default=[], metavar="NAME=VALUE",
-                     help="model argument, e.g. -M drop=0.2 for sim or -M emulate_tools=true")
-    run.add_argument("--variants", default="headline",
-                     help="comma-separated variants, or 'headline' (default)")
+    run.add_argument(
+        "-M",
+        "--model-arg",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="model argument, e.g. -M drop=0.2 for sim or -M emulate_tools=true",
+    )
+    run.add_argument(
+        "--variants", default="headline", help="comma-separated variants, or 'headline' (default)"
+    )
     run.add_argument("--scenarios", default="all", help="comma-separated ids or tags")
     run.add_argument("--scenario-dir", default=str(SCENARIO_DIR))
     run.add_argument("--epochs", type=int, default=3)
@@ -217,11 +254,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-retries", type=int, default=3, help="model API retries per call")
     run.add_argument("--timeout", type=int, default=300, help="model API timeout in seconds")
     run.add_argument("--retry-attempts", type=int, default=2, help="eval-set task retries")
-    run.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
-                     help="processes running variants in parallel (default: up to 2)")
+    run.add_argument(
+        "--workers",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="processes running variants in parallel (default: up to 2)",
+    )
     run.add_argument("--max-samples", type=int, default=None)
-    run.add_argument("--display", default="rich" if sys.stdout.isatty() else "plain",
-                     choices=["full", "conversation", "rich", "plain", "log", "none"])
+    run.add_argument(
+        "--display",
+        default="rich" if sys.stdout.isatty() else "plain",
+        choices=["full", "conversation", "rich", "plain", "log", "none"],
+    )
     run.set_defaults(func=cmd_run)
 
     board = sub.add_parser("leaderboard", help="print a run's leaderboard")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_TAGS = re.compile(r"<\s*/?\s*(tool_call|function_call|tool_use|invoke)\b|<function=|<\|tool_call", re.I)
+_TAGS = re.compile(
+    r"<\s*/?\s*(tool_call|function_call|tool_use|invoke)\b|<function=|<\|tool_call", re.I
+)
 
 
 def looks_like_fake_call(text: str, tool_names: Iterable[str]) -> bool:

@@ -126,7 +126,9 @@ def read_results(log_dir: Path) -> list[TaskResult]:
             if score is None or not isinstance(score.value, dict):
                 continue
             values = {k: float(v) for k, v in score.value.items() if isinstance(v, int | float)}
-            episodes.append(EpisodeScores(scenario=str(sample.id), epoch=sample.epoch, values=values))
+            episodes.append(
+                EpisodeScores(scenario=str(sample.id), epoch=sample.epoch, values=values)
+            )
         results.append(
             TaskResult(
                 variant=variant,
@@ -249,6 +251,7 @@ def compare(base: Summary, new: Summary, z: float = 2.0) -> list[str]:
             noise = z * math.sqrt(a.stderr**2 + b.stderr**2)
             if delta > 0 and delta > noise:
                 problems.append(
-                    f"{variant.variant}: {metric} {a.mean:.3f} -> {b.mean:.3f} (threshold {noise:.3f})"
+                    f"{variant.variant}: {metric} {a.mean:.3f} -> {b.mean:.3f} "
+                    f"(threshold {noise:.3f})"
                 )
     return problems

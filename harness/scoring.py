@@ -67,15 +67,23 @@ class Pair:
     after: TodoItem | None
 
 
+def _same_item(b: TodoItem, a: TodoItem) -> bool:
+    return b.id == a.id and b.text == a.text
+
+
+def _same_text(b: TodoItem, a: TodoItem) -> bool:
+    return b.text == a.text
+
+
+def _same_id(b: TodoItem, a: TodoItem) -> bool:
+    return b.id == a.id
+
+
 def align(before: list[TodoItem], after: list[TodoItem]) -> list[Pair]:
     """Pair items by (id, text), then by text (id churn), then by id (text mutation)."""
     left, right = list(before), list(after)
     pairs: list[Pair] = []
-    for same in (
-        lambda b, a: b.id == a.id and b.text == a.text,
-        lambda b, a: b.text == a.text,
-        lambda b, a: b.id == a.id,
-    ):
+    for same in (_same_item, _same_text, _same_id):
         for b in list(left):
             match = next((a for a in right if same(b, a)), None)
             if match is not None:
@@ -145,8 +153,10 @@ def detect_todo_faults(ledger: Ledger, scenario: Scenario, counts: Counts) -> No
             _judge_explicit_op(event, sanctions, scenario, counts)
         for pair in pairs:
             after, before = pair.after, pair.before
-            newly_completed = after is not None and after.status == "completed" and (
-                before is None or before.status != "completed"
+            newly_completed = (
+                after is not None
+                and after.status == "completed"
+                and (before is None or before.status != "completed")
             )
             if newly_completed and after is not None:
                 subtask = match_subtask(after.text, subtasks)
@@ -182,9 +192,13 @@ def _judge_rewrite_pair(
             counts.add("lost_history", f"completed #{before.id} '{before.text}' removed")
         elif subtask is None or subtask.id not in sanctions.cancelled:
             counts.add("dropped_todos", f"#{before.id} '{before.text}' dropped")
-    elif after is not None and planned and after.id not in seen_ids:
-        if match_subtask(after.text, subtasks) is None:
-            counts.add("invented_todos", f"#{after.id} '{after.text}' invented")
+    elif (
+        after is not None
+        and planned
+        and after.id not in seen_ids
+        and match_subtask(after.text, subtasks) is None
+    ):
+        counts.add("invented_todos", f"#{after.id} '{after.text}' invented")
 
 
 def _judge_explicit_op(

@@ -111,24 +111,61 @@ def _define(
     return ToolDef(run, name=name, description=TOOL_DESCRIPTIONS[name], parameters=params)
 
 
-async def _todo(items: list[TodoInput]) -> str: ...
-async def _add_todo(text: str) -> str: ...
-async def _update_todo_status(id: str, status: str) -> str: ...
-async def _rename_todo(id: str, new_text: str) -> str: ...
-async def _delete_todo(id: str) -> str: ...
-async def _list_todos() -> str: ...
-async def _list_files() -> str: ...
-async def _read_file(path: str) -> str: ...
-async def _write_file(path: str, content: str) -> str: ...
-async def _rename_file(src: str, dst: str) -> str: ...
-async def _delete_file(path: str) -> str: ...
+async def _todo(items: list[TodoInput]) -> str:
+    raise NotImplementedError
+
+
+async def _add_todo(text: str) -> str:
+    raise NotImplementedError
+
+
+async def _update_todo_status(id: str, status: str) -> str:
+    raise NotImplementedError
+
+
+async def _rename_todo(id: str, new_text: str) -> str:
+    raise NotImplementedError
+
+
+async def _delete_todo(id: str) -> str:
+    raise NotImplementedError
+
+
+async def _list_todos() -> str:
+    raise NotImplementedError
+
+
+async def _list_files() -> str:
+    raise NotImplementedError
+
+
+async def _read_file(path: str) -> str:
+    raise NotImplementedError
+
+
+async def _write_file(path: str, content: str) -> str:
+    raise NotImplementedError
+
+
+async def _rename_file(src: str, dst: str) -> str:
+    raise NotImplementedError
+
+
+async def _delete_file(path: str) -> str:
+    raise NotImplementedError
+
+
 async def _create_excel(
     path: str,
     rows: list[list[str]] | None = None,
     from_workspace_files: bool = False,
     sheet: str = "Sheet1",
-) -> str: ...
-async def _write_csv(path: str, rows: list[list[str]]) -> str: ...
+) -> str:
+    raise NotImplementedError
+
+
+async def _write_csv(path: str, rows: list[list[str]]) -> str:
+    raise NotImplementedError
 
 
 _SIGNATURES: dict[str, Callable[..., Awaitable[str]]] = {
@@ -178,7 +215,7 @@ def todo_tools(episode: Episode) -> list[ToolDef]:
         "update_todo_status": lambda id, status: store.update_status(id, status),
         "rename_todo": lambda id, new_text: store.rename(id, new_text),
         "delete_todo": lambda id: store.delete(id),
-        "list_todos": lambda: store.list(),
+        "list_todos": store.show,
     }
     return [_todo_tool(episode, name, ops[name], _PARAMS[name]) for name in store.TOOLS]
 

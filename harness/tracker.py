@@ -85,9 +85,7 @@ class TaskStateTracker:
     def summary(self) -> str:
         """`2/3 done: [x] a [x] b [ ] c`: the line the gate shows the agent."""
         done = sum(1 for s in self.active if s.id in self.done)
-        boxes = " ".join(
-            f"[{'x' if s.id in self.done else ' '}] {s.title}" for s in self.active
-        )
+        boxes = " ".join(f"[{'x' if s.id in self.done else ' '}] {s.title}" for s in self.active)
         return f"{done}/{len(self.active)} done: {boxes}"
 
     def snapshot(self) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import io
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from openpyxl import Workbook, load_workbook
 
@@ -67,7 +68,9 @@ class Workspace:
         target = self._existing(path)
         if target.suffix == ".xlsx":
             return "\n".join(
-                f"[{name}] " + ", ".join(row) for name, rows in self.xlsx(path).items() for row in rows
+                f"[{name}] " + ", ".join(row)
+                for name, rows in self.xlsx(path).items()
+                for row in rows
             )
         return target.read_text(encoding="utf-8", errors="replace")
 
@@ -94,7 +97,7 @@ class Workspace:
     def create_excel(
         self,
         path: str,
-        rows: list[list[str]] | None = None,
+        rows: list[list[Any]] | None = None,
         from_workspace_files: bool = False,
         sheet: str = "Sheet1",
     ) -> str:
@@ -124,7 +127,7 @@ class Workspace:
         book.save(target)
         return f"Wrote sheet '{sheet}' with {len(table)} rows to {self.rel(target)}."
 
-    def write_csv(self, path: str, rows: list[list[str]]) -> str:
+    def write_csv(self, path: str, rows: list[list[Any]]) -> str:
         target = self.resolve(path)
         table = _table(rows)
         buffer = io.StringIO()

@@ -20,15 +20,27 @@ DOCS = Scenario.model_validate(
         "title": "three docs",
         "prompt": "Write a.md, b.md, c.md and README.md.",
         "subtasks": [
-            {"id": s, "title": f"Write {s}.md", "keywords": [f"{s}.md"],
-             "done_when": [{"tool": "write_file", "args": {"path": {"equals": f"{s}.md"}}}]}
+            {
+                "id": s,
+                "title": f"Write {s}.md",
+                "keywords": [f"{s}.md"],
+                "done_when": [{"tool": "write_file", "args": {"path": {"equals": f"{s}.md"}}}],
+            }
             for s in ("a", "b", "c")
         ]
         + [
-            {"id": "readme", "title": "Write README.md", "keywords": ["readme"],
-             "done_when": [{"tool": "write_file", "args": {"path": {"equals": "README.md"}}}]},
-            {"id": "csv", "title": "Export index.csv", "keywords": ["index.csv"],
-             "done_when": [{"tool": "write_csv"}]},
+            {
+                "id": "readme",
+                "title": "Write README.md",
+                "keywords": ["readme"],
+                "done_when": [{"tool": "write_file", "args": {"path": {"equals": "README.md"}}}],
+            },
+            {
+                "id": "csv",
+                "title": "Export index.csv",
+                "keywords": ["index.csv"],
+                "done_when": [{"tool": "write_csv"}],
+            },
         ],
         "checks": [{"kind": "file_exists", "path": f"{s}.md"} for s in ("a", "b", "c")],
         "reference": [
@@ -36,8 +48,12 @@ DOCS = Scenario.model_validate(
             for s in ("a", "b", "c")
         ],
         "user_turns": [
-            {"after_turn": 1, "message": "also export index.csv", "action": "add",
-             "subtask": "csv"},
+            {
+                "after_turn": 1,
+                "message": "also export index.csv",
+                "action": "add",
+                "subtask": "csv",
+            },
         ],
     }
 )
@@ -54,7 +70,9 @@ class Driver:
             ledger=Ledger(scenario=scenario.id, variant=level),
             tracker=TaskStateTracker(scenario),
         )
-        self.tools = {t.name: t for t in [*todo_tools(self.episode), *workspace_tools(self.episode)]}
+        self.tools = {
+            t.name: t for t in [*todo_tools(self.episode), *workspace_tools(self.episode)]
+        }
 
     @property
     def ledger(self) -> Ledger:

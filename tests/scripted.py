@@ -17,7 +17,9 @@ def turn(*calls: Call, text: str = "") -> ModelOutput:
     if not calls:
         output = ModelOutput.from_content(model="mockllm", content=text or "Done.")
     else:
-        output = ModelOutput.for_tool_call(model="mockllm", tool_name=calls[0][0], tool_arguments=calls[0][1])
+        output = ModelOutput.for_tool_call(
+            model="mockllm", tool_name=calls[0][0], tool_arguments=calls[0][1]
+        )
         output.choices[0].message.tool_calls = [
             ToolCall(id=f"call_{i}_{name}", function=name, arguments=args, type="function")
             for i, (name, args) in enumerate(calls)

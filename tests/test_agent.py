@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 from inspect_ai import eval
 from inspect_ai.log import EvalLog, EvalSample
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ModelOutput, get_model
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ModelOutput,
+    get_model,
+)
 from inspect_ai.tool import ToolInfo
 
 from harness.task import build_task
@@ -18,17 +25,26 @@ from tests.scripted import turn
 pytestmark = pytest.mark.slow
 
 Script = Callable[[list[ChatMessage], list[ToolInfo]], ModelOutput]
-PLAN = [("List the workspace files", "in_progress"), ("Create the Excel workbook", "pending"),
-        ("Save it as exports/1.xlsx", "pending")]
+PLAN = [
+    ("List the workspace files", "in_progress"),
+    ("Create the Excel workbook", "pending"),
+    ("Save it as exports/1.xlsx", "pending"),
+]
 
 
-def run(script: Script, tmp_path: Path, scenarios: str = "excel_export", **task_args: Any) -> EvalSample:
+def run(
+    script: Script, tmp_path: Path, scenarios: str = "excel_export", **task_args: Any
+) -> EvalSample:
     def outputs(input: list[ChatMessage], tools: list[ToolInfo], *_: Any) -> ModelOutput:
         return script(input, tools)
 
     model = get_model("mockllm/model", custom_outputs=outputs)
-    logs: list[EvalLog] = eval(build_task(scenarios=scenarios, **task_args), model=model,
-                               display="none", log_dir=str(tmp_path))
+    logs: list[EvalLog] = eval(
+        build_task(scenarios=scenarios, **task_args),
+        model=model,
+        display="none",
+        log_dir=str(tmp_path),
+    )
     assert logs[0].status == "success", logs[0].error
     assert logs[0].samples
     return logs[0].samples[0]
@@ -48,7 +64,7 @@ def plan_call(tools: list[ToolInfo]) -> list[tuple[str, dict[str, Any]]]:
 def scores(sample: EvalSample) -> dict[str, float]:
     value = sample.scores["todo_scorer"].value  # type: ignore[index]
     assert isinstance(value, dict)
-    return value  # type: ignore[return-value]
+    return value
 
 
 def test_injection_reaches_every_model_call(tmp_path: Path) -> None:
@@ -100,12 +116,15 @@ def test_malformed_and_unknown_tool_calls_become_tool_errors(tmp_path: Path) -> 
     def script(messages: list[ChatMessage], tools: list[ToolInfo]) -> ModelOutput:
         step = turns_so_far(messages)
         if step == 0:
-            return turn(("todo", {"items": "not a list"}), ("teleport", {"to": "mars"}),
-                        ("write_file", {"path": "../../etc/x", "content": "x"}))
+            return turn(
+                ("todo", {"items": "not a list"}),
+                ("teleport", {"to": "mars"}),
+                ("write_file", {"path": "../../etc/x", "content": "x"}),
+            )
         return turn(text="Done.")
 
     sample = run(script, tmp_path, variant="L0-rewrite")
-    errors = [m.error for m in sample.messages if m.role == "tool"]  # type: ignore[union-attr]
+    errors = [m.error for m in sample.messages if isinstance(m, ChatMessageTool)]
     assert all(error is not None for error in errors) and len(errors) == 3
     found = scores(sample)
     assert found["malformed_tool_calls"] >= 1
@@ -131,16 +150,24 @@ def excel_story(messages: list[ChatMessage], tools: list[ToolInfo]) -> ModelOutp
 
 def test_gate_blocks_the_excel_story_until_every_subtask_is_ticked(tmp_path: Path) -> None:
     sample = run(excel_story, tmp_path, variant="L4-inject+gate")
-    blocks = [m.text for m in sample.messages if m.role == "user" and "Completion blocked" in m.text]
+    blocks = [
+        m.text for m in sample.messages if m.role == "user" and "Completion blocked" in m.text
+    ]
     assert len(blocks) == 2
     assert "1/3 done: [x] List the workspace files [ ] Create the Excel workbook" in blocks[0]
     assert "2/3 done:" in blocks[1] and "[ ] Save it as exports/1.xlsx" in blocks[1]
     found = scores(sample)
-    assert (found["task_success"], found["false_completion"], found["blocked_completions"]) == (1, 0, 2)
+    assert (found["task_success"], found["false_completion"], found["blocked_completions"]) == (
+        1,
+        0,
+        2,
+    )
     score = sample.scores["todo_scorer"]  # type: ignore[index]
     assert score.explanation and "- [x] Save it as exports/1.xlsx" in score.explanation
     assert "3/3 done; completion blocked 2x" in score.explanation
-    events = [e.data.get("event") for e in sample.events if e.event == "info" and isinstance(e.data, dict)]
+    events = [
+        e.data.get("event") for e in sample.events if e.event == "info" and isinstance(e.data, dict)
+    ]
     assert events[0] == "task_state_init"
     assert events.count("task_completion_blocked") == 2
     assert events.count("task_state_updated") == 3  # list, excel, then save
@@ -148,7 +175,11 @@ def test_gate_blocks_the_excel_story_until_every_subtask_is_ticked(tmp_path: Pat
 
 def test_without_the_gate_the_same_script_is_a_false_completion(tmp_path: Path) -> None:
     found = scores(run(excel_story, tmp_path, variant="L4-inject"))
-    assert (found["false_completion"], found["task_success"], found["blocked_completions"]) == (1, 0, 0)
+    assert (found["false_completion"], found["task_success"], found["blocked_completions"]) == (
+        1,
+        0,
+        0,
+    )
 
 
 def test_budget_exhausted_while_blocked_is_not_a_false_completion(tmp_path: Path) -> None:
@@ -161,7 +192,9 @@ def test_budget_exhausted_while_blocked_is_not_a_false_completion(tmp_path: Path
     assert found["blocked_completions"] == 20  # every turn of the scenario's budget
 
 
-def test_fake_tool_call_is_answered_with_the_gate_and_ends_the_episode_without(tmp_path: Path) -> None:
+def test_fake_tool_call_is_answered_with_the_gate_and_ends_the_episode_without(
+    tmp_path: Path,
+) -> None:
     fake = '```json\n{"name": "create_excel", "arguments": {"path": "exports/1.xlsx"}}\n```'
 
     def script(messages: list[ChatMessage], tools: list[ToolInfo]) -> ModelOutput:
@@ -169,8 +202,10 @@ def test_fake_tool_call_is_answered_with_the_gate_and_ends_the_episode_without(t
         if step == 0:
             return turn(text=fake)
         if step == 1:
-            return turn(("list_files", {}),
-                        ("create_excel", {"path": "exports/1.xlsx", "from_workspace_files": True}))
+            return turn(
+                ("list_files", {}),
+                ("create_excel", {"path": "exports/1.xlsx", "from_workspace_files": True}),
+            )
         return turn(text="Done.")
 
     gated = run(script, tmp_path, variant="L2-whitelist+gate")

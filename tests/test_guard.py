@@ -11,11 +11,11 @@ TOOLS = ["list_files", "create_excel", "write_file", "todo"]
     "text",
     [
         '{"name": "create_excel", "arguments": {"path": "1.xlsx"}}',
-        "I'll do this:\n```json\n{\"tool\": \"list_files\"}\n```",
-        "<tool_call>\n{\"name\": \"list_files\", \"arguments\": {}}\n</tool_call>",
+        'I\'ll do this:\n```json\n{"tool": "list_files"}\n```',
+        '<tool_call>\n{"name": "list_files", "arguments": {}}\n</tool_call>',
         "Plan:\n1. list_files()\n2. create_excel(path='exports/1.xlsx')",
-        "Now calling `write_file(path=\"a.txt\", content=\"x\")`.",
-        "<function=write_file>{\"path\": \"a\"}</function>",
+        'Now calling `write_file(path="a.txt", content="x")`.',
+        '<function=write_file>{"path": "a"}</function>',
     ],
 )
 def test_written_out_calls_are_fake(text: str) -> None:

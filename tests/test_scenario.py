@@ -14,8 +14,16 @@ from harness.workspace import Workspace
 
 SCENARIOS = load_scenarios()
 IDS = [s.id for s in SCENARIOS]
-CATALOGUE_TAGS = {"excel", "rename", "near-duplicate", "code", "csv", "user-turn", "long",
-                  "compaction"}
+CATALOGUE_TAGS = {
+    "excel",
+    "rename",
+    "near-duplicate",
+    "code",
+    "csv",
+    "user-turn",
+    "long",
+    "compaction",
+}
 
 
 def replay(scenario_id: str, wrong: bool = False) -> tuple[bool, TaskStateTracker]:
@@ -30,7 +38,9 @@ def replay(scenario_id: str, wrong: bool = False) -> tuple[bool, TaskStateTracke
             tracker.cancel(turn.subtask)
     steps = [s for s in scenario.reference if not _cancelled(scenario, s.subtask)]
     if wrong:
-        last_write = max(i for i, s in enumerate(steps) if s.tool not in ("read_file", "list_files"))
+        last_write = max(
+            i for i, s in enumerate(steps) if s.tool not in ("read_file", "list_files")
+        )
         steps = steps[:last_write] + steps[last_write + 1 :]
     for step in steps:
         getattr(workspace, step.tool)(**step.args)
@@ -47,7 +57,7 @@ def _cancelled(scenario: object, subtask: str) -> bool:
 
 def test_catalogue_is_complete() -> None:
     assert len(SCENARIOS) >= 10
-    assert CATALOGUE_TAGS <= {t for s in SCENARIOS for t in s.tags}
+    assert {t for s in SCENARIOS for t in s.tags} >= CATALOGUE_TAGS
     assert any(s.compaction for s in SCENARIOS)
     assert {t.action for s in SCENARIOS for t in s.user_turns} >= {"add", "cancel", "rename"}
 
@@ -67,10 +77,12 @@ def test_a_deliberately_wrong_solution_fails(scenario_id: str) -> None:
 
 def test_errors_name_the_file_and_the_field(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
-    bad.write_text("id: bad\ntitle: t\nprompt: p\nsubtasks:\n  - id: s\n    title: x\n"
-                   "    keywords: [x]\n    done_when: [{tool: teleport}]\n"
-                   "checks: [{kind: file_exists, path: a}]\n"
-                   "reference: [{subtask: s, tool: list_files}]\n")
+    bad.write_text(
+        "id: bad\ntitle: t\nprompt: p\nsubtasks:\n  - id: s\n    title: x\n"
+        "    keywords: [x]\n    done_when: [{tool: teleport}]\n"
+        "checks: [{kind: file_exists, path: a}]\n"
+        "reference: [{subtask: s, tool: list_files}]\n"
+    )
     with pytest.raises(ScenarioError, match=r"bad\.yaml: field .*unknown tool 'teleport'"):
         load_scenario(bad)
     missing = tmp_path / "missing.yaml"
@@ -82,8 +94,12 @@ def test_errors_name_the_file_and_the_field(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match=r"broken\.yaml: cannot read YAML"):
         load_scenario(broken)
     wrong_check = tmp_path / "wrong_check.yaml"
-    wrong_check.write_text(Path("scenarios/excel_export.yaml").read_text().replace(
-        "id: excel_export", "id: wrong_check").replace("kind: xlsx_rows", "kind: xlsx_rowz"))
+    wrong_check.write_text(
+        Path("scenarios/excel_export.yaml")
+        .read_text()
+        .replace("id: excel_export", "id: wrong_check")
+        .replace("kind: xlsx_rows", "kind: xlsx_rowz")
+    )
     with pytest.raises(ScenarioError, match=r"wrong_check\.yaml: field 'checks\.0'"):
         load_scenario(wrong_check)
 

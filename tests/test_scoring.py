@@ -14,8 +14,11 @@ from tests.helpers import DOCS, Driver, items
 
 PASS = [CheckResult(kind="file_exists", path="a.md", passed=True)]
 FAIL = [CheckResult(kind="file_exists", path="a.md", passed=False)]
-PLAN = items(("1", "Write a.md", "in_progress"), ("2", "Write b.md", "pending"),
-             ("3", "Write c.md", "pending"))
+PLAN = items(
+    ("1", "Write a.md", "in_progress"),
+    ("2", "Write b.md", "pending"),
+    ("3", "Write c.md", "pending"),
+)
 
 
 @pytest.fixture
@@ -32,8 +35,10 @@ def counts(driver: Driver, checks: list[CheckResult] = PASS) -> dict[str, float]
 def test_l0_drop_mutation_and_renumbering_are_counted_exactly(l0: Driver) -> None:
     l0.call("todo", items=PLAN)
     # one rewrite: #1 text drifts, #2 is left out, #3 comes back as #2
-    l0.call("todo", items=items(("1", "Write the a file", "in_progress"),
-                                ("2", "Write c.md", "pending")))
+    l0.call(
+        "todo",
+        items=items(("1", "Write the a file", "in_progress"), ("2", "Write c.md", "pending")),
+    )
     found = counts(l0)
     assert (found["dropped_todos"], found["mutated_text"], found["id_churn"]) == (1, 1, 1)
     assert found["invented_todos"] == 0
@@ -42,16 +47,24 @@ def test_l0_drop_mutation_and_renumbering_are_counted_exactly(l0: Driver) -> Non
 def test_alignment_prefers_text_over_position() -> None:
     before = [TodoItem(id="1", text="a"), TodoItem(id="2", text="b"), TodoItem(id="3", text="c")]
     after = [TodoItem(id="1", text="a"), TodoItem(id="2", text="c")]
-    pairs = {(p.before.id if p.before else None, p.after.id if p.after else None)
-             for p in align(before, after)}
+    pairs = {
+        (p.before.id if p.before else None, p.after.id if p.after else None)
+        for p in align(before, after)
+    }
     assert pairs == {("1", "1"), ("3", "2"), ("2", None)}
 
 
 def test_completed_then_removed_is_lost_history_not_a_drop(l0: Driver) -> None:
     l0.call("todo", items=PLAN)
     l0.call("write_file", path="a.md", content="a")
-    l0.call("todo", items=items(("1", "Write a.md", "completed"), ("2", "Write b.md", "in_progress"),
-                                ("3", "Write c.md", "pending")))
+    l0.call(
+        "todo",
+        items=items(
+            ("1", "Write a.md", "completed"),
+            ("2", "Write b.md", "in_progress"),
+            ("3", "Write c.md", "pending"),
+        ),
+    )
     l0.call("todo", items=items(("2", "Write b.md", "in_progress"), ("3", "Write c.md", "pending")))
     found = counts(l0)
     assert found["dropped_todos"] == 0
@@ -61,8 +74,14 @@ def test_completed_then_removed_is_lost_history_not_a_drop(l0: Driver) -> None:
 def test_invented_item_counts_but_a_user_requested_one_does_not(l0: Driver) -> None:
     l0.call("todo", items=PLAN)
     l0.user("add", "csv")
-    l0.call("todo", items=[*PLAN, {"id": "4", "text": "Export index.csv", "status": "pending"},
-                           {"id": "5", "text": "Celebrate", "status": "pending"}])
+    l0.call(
+        "todo",
+        items=[
+            *PLAN,
+            {"id": "4", "text": "Export index.csv", "status": "pending"},
+            {"id": "5", "text": "Celebrate", "status": "pending"},
+        ],
+    )
     assert counts(l0)["invented_todos"] == 1
 
 
@@ -84,8 +103,14 @@ def test_unsanctioned_removal_of_the_same_item_is_a_drop(l0: Driver) -> None:
 def test_sanctioned_rename_by_rewrite_is_not_a_mutation(l0: Driver) -> None:
     l0.call("todo", items=PLAN)
     l0.user("rename", "a", "Write the alpha doc (a.md)")
-    l0.call("todo", items=items(("1", "Write the alpha doc (a.md)", "in_progress"),
-                                ("2", "Write b.md", "pending"), ("3", "Write c.md", "pending")))
+    l0.call(
+        "todo",
+        items=items(
+            ("1", "Write the alpha doc (a.md)", "in_progress"),
+            ("2", "Write b.md", "pending"),
+            ("3", "Write c.md", "pending"),
+        ),
+    )
     assert counts(l0)["mutated_text"] == 0
 
 
@@ -107,15 +132,33 @@ def test_explicit_ops_are_not_faults_but_unsanctioned_ones_are_reported() -> Non
 def test_false_todo_completion_is_judged_by_workspace_state(l0: Driver) -> None:
     l0.call("todo", items=PLAN)
     # b is ticked before any write: false; a is ticked after its write: fine
-    l0.call("todo", items=items(("1", "Write a.md", "in_progress"), ("2", "Write b.md", "completed"),
-                                ("3", "Write c.md", "pending")))
+    l0.call(
+        "todo",
+        items=items(
+            ("1", "Write a.md", "in_progress"),
+            ("2", "Write b.md", "completed"),
+            ("3", "Write c.md", "pending"),
+        ),
+    )
     l0.call("write_file", path="a.md", content="a")
-    l0.call("todo", items=items(("1", "Write a.md", "completed"), ("2", "Write b.md", "completed"),
-                                ("3", "Write c.md", "in_progress")))
+    l0.call(
+        "todo",
+        items=items(
+            ("1", "Write a.md", "completed"),
+            ("2", "Write b.md", "completed"),
+            ("3", "Write c.md", "in_progress"),
+        ),
+    )
     # a failed write never supports a completion
     l0.call("write_file", path="../c.md", content="c")
-    l0.call("todo", items=items(("1", "Write a.md", "completed"), ("2", "Write b.md", "completed"),
-                                ("3", "Write c.md", "completed")))
+    l0.call(
+        "todo",
+        items=items(
+            ("1", "Write a.md", "completed"),
+            ("2", "Write b.md", "completed"),
+            ("3", "Write c.md", "completed"),
+        ),
+    )
     assert counts(l0)["false_todo_completions"] == 2
 
 
@@ -151,10 +194,23 @@ def test_false_completion_past_gate_when_every_subtask_was_ticked(l0: Driver) ->
 
 def test_fake_tool_calls_and_token_sums(l0: Driver) -> None:
     l0.ledger.events += [
-        AssistantEvent(turn=1, text='{"name": "write_file", "arguments": {}}', tool_calls=0,
-                       todo_tool_calls=0, input_tokens=10, output_tokens=4),
-        AssistantEvent(turn=2, text="I used write_file earlier.", tool_calls=0, todo_tool_calls=0,
-                       input_tokens=12, output_tokens=3, todo_output_tokens=1),
+        AssistantEvent(
+            turn=1,
+            text='{"name": "write_file", "arguments": {}}',
+            tool_calls=0,
+            todo_tool_calls=0,
+            input_tokens=10,
+            output_tokens=4,
+        ),
+        AssistantEvent(
+            turn=2,
+            text="I used write_file earlier.",
+            tool_calls=0,
+            todo_tool_calls=0,
+            input_tokens=12,
+            output_tokens=3,
+            todo_output_tokens=1,
+        ),
     ]
     found = counts(l0)
     assert found["fake_tool_calls"] == 1

@@ -1,4 +1,4 @@
-"""evals/todo_bench.py runs for every variant through inspect-ai offline; scores read from the log."""
+"""evals/todo_bench.py runs every variant through inspect-ai offline; scores come from the log."""
 
 from __future__ import annotations
 
@@ -25,18 +25,39 @@ def competent(messages: list[ChatMessage], tools: list[ToolInfo], *_: Any) -> Mo
     full = "todo" in names
     if step == 0:
         if full:
-            return turn(("todo", {"items": [{"id": str(i), "text": t, "status": "pending"}
-                                            for i, t in enumerate(TITLES, 1)]}))
+            return turn(
+                (
+                    "todo",
+                    {
+                        "items": [
+                            {"id": str(i), "text": t, "status": "pending"}
+                            for i, t in enumerate(TITLES, 1)
+                        ]
+                    },
+                )
+            )
         return turn(*[("add_todo", {"text": t}) for t in TITLES])
     if step == 1:
-        return turn(("list_files", {}),
-                    ("create_excel", {"path": "exports/1.xlsx", "from_workspace_files": True}))
+        return turn(
+            ("list_files", {}),
+            ("create_excel", {"path": "exports/1.xlsx", "from_workspace_files": True}),
+        )
     if step == 2:
         if full:
-            return turn(("todo", {"items": [{"id": str(i), "text": t, "status": "completed"}
-                                            for i, t in enumerate(TITLES, 1)]}))
-        return turn(*[("update_todo_status", {"id": str(i), "status": "completed"})
-                      for i in range(1, 4)])
+            return turn(
+                (
+                    "todo",
+                    {
+                        "items": [
+                            {"id": str(i), "text": t, "status": "completed"}
+                            for i, t in enumerate(TITLES, 1)
+                        ]
+                    },
+                )
+            )
+        return turn(
+            *[("update_todo_status", {"id": str(i), "status": "completed"}) for i in range(1, 4)]
+        )
     return turn(text="Exported every file to exports/1.xlsx.")
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from harness.scenario import load_scenario
 from harness.tracker import TaskStateTracker, match_subtask
-from pathlib import Path
 
 EXCEL = load_scenario(Path("scenarios/excel_export.yaml"))
 CODE = load_scenario(Path("scenarios/main_and_test.yaml"))
@@ -19,12 +20,17 @@ def test_failed_calls_never_tick() -> None:
 def test_right_tool_wrong_path_does_not_tick_save_as() -> None:
     tracker = TaskStateTracker(EXCEL)
     tracker.observe("list_files", {}, ok=True)
-    ticked = tracker.observe("create_excel", {"path": "exports/files.xlsx", "from_workspace_files": True}, ok=True)
+    ticked = tracker.observe(
+        "create_excel", {"path": "exports/files.xlsx", "from_workspace_files": True}, ok=True
+    )
     assert [s.id for s in ticked] == ["excel"]
     assert tracker.summary() == (
         "2/3 done: [x] List the workspace files [x] Create the Excel workbook "
-        "[ ] Save it as exports/1.xlsx")
-    tracker.observe("create_excel", {"path": "exports/1.xlsx", "from_workspace_files": True}, ok=True)
+        "[ ] Save it as exports/1.xlsx"
+    )
+    tracker.observe(
+        "create_excel", {"path": "exports/1.xlsx", "from_workspace_files": True}, ok=True
+    )
     assert tracker.pending == []
 
 

@@ -1,7 +1,7 @@
 """The simulated agent's decision-making: what it remembers, what it does next, what it gets wrong.
 
 Everything it knows comes from the messages and tools it receives (plus its own memory of
-them); it never learns which variant is running.
+them); it is never told which todo design it is tested on.
 """
 
 from __future__ import annotations
@@ -93,8 +93,10 @@ class SimPolicy:
         m = self.m
         m.staleness += 1
         injected = parse_rendered(system_text)
-        last = max((i for i, msg in enumerate(messages) if isinstance(msg, ChatMessageAssistant)),
-                   default=-1)
+        last = max(
+            (i for i, msg in enumerate(messages) if isinstance(msg, ChatMessageAssistant)),
+            default=-1,
+        )
         calls = {}
         if last >= 0:
             assistant = messages[last]
@@ -106,7 +108,8 @@ class SimPolicy:
             elif isinstance(message, ChatMessageUser) and last >= 0:
                 self._observe_user(message.text)
         notes = sum(
-            1 for msg in messages
+            1
+            for msg in messages
             if isinstance(msg, ChatMessageUser) and msg.text.startswith(_COMPACTED)
         )
         if notes > m.compactions_seen:
@@ -167,10 +170,13 @@ class SimPolicy:
         elif function in ("update_todo_status", "rename_todo"):
             meant = m.intended.get(target, target)
             field_name, value = (
-                ("status", args.get("status")) if function == "update_todo_status"
+                ("status", args.get("status"))
+                if function == "update_todo_status"
                 else ("text", args.get("new_text"))
             )
-            items = [i.model_copy(update={field_name: value}) if i.id == meant else i for i in items]
+            items = [
+                i.model_copy(update={field_name: value}) if i.id == meant else i for i in items
+            ]
         m.seen = items
 
     def _observe_user(self, text: str) -> None:
@@ -296,7 +302,8 @@ class SimPolicy:
         if m.repair_now or m.reminded or work is None:
             return True
         stale = [
-            s for item, s, _ in self._believed()
+            s
+            for item, s, _ in self._believed()
             if s.id in m.work_done and (item is None or item.status != "completed")
         ]
         if len(stale) >= self.p.update_every:
@@ -330,7 +337,9 @@ class SimPolicy:
                 return self.decide(tools)
             if action == "cancel":
                 return Decision(calls=[("delete_todo", {"id": item.id})])
-            return Decision(calls=[("rename_todo", {"id": item.id, "new_text": self.m.renamed[subtask_id]})])
+            return Decision(
+                calls=[("rename_todo", {"id": item.id, "new_text": self.m.renamed[subtask_id]})]
+            )
         if granular:
             return self.decide(tools)
         # no explicit tool: express the change in a rewrite
@@ -449,14 +458,15 @@ class SimPolicy:
             else:
                 status = "completed" if current is None else item.status
                 status = "pending" if status == "in_progress" else status
-            rows.append(TodoItem(id=item.id, text=text, status=status))  # type: ignore[arg-type]
+            rows.append(TodoItem.model_validate({"id": item.id, "text": text, "status": status}))
         believed_ids = {s.id for _, s, _ in self._believed_all()}
         for subtask_id in [*m.added, *sorted(m.forced)]:
             if subtask_id not in believed_ids and subtask_id not in m.cancelled:
                 m.max_id += 1
                 status = self._desired_status(subtask_id, current)
-                rows.append(TodoItem(id=str(m.max_id), text=self.s.subtask(subtask_id).title,
-                                     status=status))  # type: ignore[arg-type]
+                rows.append(
+                    TodoItem(id=str(m.max_id), text=self.s.subtask(subtask_id).title, status=status)
+                )
                 protected.add(str(m.max_id))
                 believed_ids.add(subtask_id)
         if not m.forgotten and [r.model_dump() for r in rows] == [
@@ -512,9 +522,9 @@ class SimPolicy:
                 if resolved is None or resolved[1] is not None or row.text != resolved[0].title:
                     continue
                 options = [
-                    t for t, _ in mutations(resolved[0], self.s)
-                    if t not in texts
-                    and match_subtask(t, self.s.subtasks) in (None, resolved[0])
+                    t
+                    for t, _ in mutations(resolved[0], self.s)
+                    if t not in texts and match_subtask(t, self.s.subtasks) in (None, resolved[0])
                 ]
                 if not options:
                     continue
@@ -522,9 +532,12 @@ class SimPolicy:
                 texts.add(new_text)
                 kept[i] = row.model_copy(update={"text": new_text})
                 faults.append(Fault("mutate", "mutated_text", 0, f"'{row.text}' -> '{new_text}'"))
-        if self.rng.random() < self._p(self.p.invent) and len(kept) < 20 and all(
-            r.text != INVENTED_TEXT for r in kept
-        ) and match_subtask(INVENTED_TEXT, self.s.subtasks) is None:
+        if (
+            self.rng.random() < self._p(self.p.invent)
+            and len(kept) < 20
+            and all(r.text != INVENTED_TEXT for r in kept)
+            and match_subtask(INVENTED_TEXT, self.s.subtasks) is None
+        ):
             self.m.max_id += 1
             kept.append(TodoItem(id=str(self.m.max_id), text=INVENTED_TEXT))
             faults.append(Fault("invent", "invented_todos", 0, f"#{self.m.max_id}"))
@@ -559,18 +572,16 @@ def _then(first: Decision, second: Decision) -> Decision:
 
 def _confuse(args: dict[str, Any], confusion: tuple[str, str]) -> dict[str, Any]:
     original, confused = confusion
-    return {
-        k: v.replace(original, confused) if isinstance(v, str) else v for k, v in args.items()
-    }
+    return {k: v.replace(original, confused) if isinstance(v, str) else v for k, v in args.items()}
 
 
 def _corrupt(step: Step) -> dict[str, Any] | None:
     """A subtly wrong version of a step that still satisfies its completion rule."""
     args = dict(step.args)
-    if step.tool in ("create_excel", "write_csv") and isinstance(args.get("rows"), list):
-        if len(args["rows"]) > 2:
-            args["rows"] = args["rows"][:-1]
-            return args
+    rows = args.get("rows")
+    if step.tool in ("create_excel", "write_csv") and isinstance(rows, list) and len(rows) > 2:
+        args["rows"] = rows[:-1]
+        return args
     if step.tool == "create_excel" and args.get("from_workspace_files"):
         args["from_workspace_files"] = False
         args["rows"] = [["file"]]

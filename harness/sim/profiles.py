@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class Profile(BaseModel):
-    """Per-opportunity fault probabilities; recall faults grow with turns since the list was seen."""
+    """Per-opportunity fault rates; recall faults grow with the turns since the list was seen."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -23,7 +23,9 @@ class Profile(BaseModel):
     wrong_id: float = Field(0.0, ge=0, le=1, description="per granular op: recall a wrong id")
     staleness_growth: float = Field(0.15, ge=0, description="rate multiplier per stale turn")
     forget: float = Field(0.0, ge=0, le=1, description="per item: lost when context is compacted")
-    relist: float = Field(0.0, ge=0, le=1, description="per turn: call list_todos if memory is lost")
+    relist: float = Field(
+        0.0, ge=0, le=1, description="per turn: call list_todos if memory is lost"
+    )
     repair: float = Field(1.0, ge=0, le=1, description="per rejected update: fix and resend")
     premature_done: float = Field(0.0, ge=0, le=1, description="per turn: claim done early")
     early_complete: float = Field(0.0, ge=0, le=1, description="per subtask: tick it before work")
@@ -35,19 +37,49 @@ class Profile(BaseModel):
 PROFILES: dict[str, dict[str, Any]] = {
     "oracle": {"repair": 1.0, "update_every": 1},
     "careful": {
-        "drop": 0.02, "mutate": 0.02, "renumber": 0.2, "invent": 0.01, "wrong_id": 0.02,
-        "forget": 0.1, "relist": 0.7, "repair": 0.95, "premature_done": 0.005,
-        "early_complete": 0.01, "prose_call": 0.005, "wrong_result": 0.01, "update_every": 1,
+        "drop": 0.02,
+        "mutate": 0.02,
+        "renumber": 0.2,
+        "invent": 0.01,
+        "wrong_id": 0.02,
+        "forget": 0.1,
+        "relist": 0.7,
+        "repair": 0.95,
+        "premature_done": 0.005,
+        "early_complete": 0.01,
+        "prose_call": 0.005,
+        "wrong_result": 0.01,
+        "update_every": 1,
     },
     "sloppy": {
-        "drop": 0.03, "mutate": 0.04, "renumber": 0.4, "invent": 0.03, "wrong_id": 0.05,
-        "forget": 0.35, "relist": 0.1, "repair": 0.7, "premature_done": 0.02,
-        "early_complete": 0.05, "prose_call": 0.01, "wrong_result": 0.015, "update_every": 2,
+        "drop": 0.03,
+        "mutate": 0.04,
+        "renumber": 0.4,
+        "invent": 0.03,
+        "wrong_id": 0.05,
+        "forget": 0.35,
+        "relist": 0.1,
+        "repair": 0.7,
+        "premature_done": 0.02,
+        "early_complete": 0.05,
+        "prose_call": 0.01,
+        "wrong_result": 0.015,
+        "update_every": 2,
     },
     "chaotic": {
-        "drop": 0.08, "mutate": 0.08, "renumber": 0.6, "invent": 0.08, "wrong_id": 0.12,
-        "forget": 0.6, "relist": 0.1, "repair": 0.4, "premature_done": 0.05,
-        "early_complete": 0.12, "prose_call": 0.06, "wrong_result": 0.1, "update_every": 3,
+        "drop": 0.08,
+        "mutate": 0.08,
+        "renumber": 0.6,
+        "invent": 0.08,
+        "wrong_id": 0.12,
+        "forget": 0.6,
+        "relist": 0.1,
+        "repair": 0.4,
+        "premature_done": 0.05,
+        "early_complete": 0.12,
+        "prose_call": 0.06,
+        "wrong_result": 0.1,
+        "update_every": 3,
     },
 }
 

@@ -29,6 +29,7 @@ from harness.sim.profiles import load_profile
 
 #: documented token estimate: one token per four characters, rounded up
 CHARS_PER_TOKEN = 4
+_DEFAULT_CONFIG = GenerateConfig()
 
 
 def estimate_tokens(text: str) -> int:
@@ -44,14 +45,14 @@ class SimModel(ModelAPI):
         model_name: str,
         base_url: str | None = None,
         api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
+        config: GenerateConfig = _DEFAULT_CONFIG,
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         scenario_dir = model_args.pop("scenario_dir", None)
         self.profile = load_profile(model_name, model_args)
-        directory = SCENARIO_DIR if scenario_dir is None else __import__("pathlib").Path(
-            scenario_dir
+        directory = (
+            SCENARIO_DIR if scenario_dir is None else __import__("pathlib").Path(scenario_dir)
         )
         self.scenarios = {s.prompt: s for s in load_scenarios(directory)}
         self.memories: dict[str, Memory] = {}
@@ -72,15 +73,21 @@ class SimModel(ModelAPI):
         prompt = next((m.text for m in input if isinstance(m, ChatMessageUser)), "")
         scenario = self.scenarios.get(prompt.strip())
         if scenario is None:
-            return self._output(ChatMessageAssistant(
-                content="I do not recognise this task.", model=self.model_name
-            ), input, tools)
+            return self._output(
+                ChatMessageAssistant(
+                    content="I do not recognise this task.", model=self.model_name
+                ),
+                input,
+                tools,
+            )
         active = sample_active()
         epoch = active.epoch if active else 1
         key = active.id if active else f"{scenario.id}-{epoch}"
         memory = self.memories.setdefault(key, Memory(scenario=scenario))
         memory.calls += 1
-        rng = random.Random(_seed(self.profile.seed, self.profile.name, scenario, epoch, memory.calls))
+        rng = random.Random(
+            _seed(self.profile.seed, self.profile.name, scenario, epoch, memory.calls)
+        )
         names = {t.name for t in tools}
         system = "\n".join(m.text for m in input if isinstance(m, ChatMessageSystem))
         policy = SimPolicy(self.profile, memory, rng)
@@ -92,8 +99,10 @@ class SimModel(ModelAPI):
         ]
         if decision.step is not None and calls:
             memory.inflight[calls[decision.step_call or 0].id] = decision.step
-        faults = [f.dump() | {"call_id": calls[f.call].id if f.call is not None and calls else None}
-                  for f in decision.faults]
+        faults = [
+            f.dump() | {"call_id": calls[f.call].id if f.call is not None and calls else None}
+            for f in decision.faults
+        ]
         message = ChatMessageAssistant(
             content=decision.text,
             tool_calls=calls or None,

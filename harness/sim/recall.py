@@ -10,9 +10,17 @@ from harness.todo.base import TodoItem
 _LINE = re.compile(r"^\[( |>|x)\] #(\S+): (.*)$")
 _STATUS = {" ": "pending", ">": "in_progress", "x": "completed"}
 _SYNONYMS = {
-    "Write": "Create", "Create": "Make", "Rename": "Move", "Move": "Relocate",
-    "Delete": "Remove", "List": "Show", "Save": "Store", "Read": "Open", "Export": "Dump",
-    "Uppercase": "Capitalise", "Verify": "Check",
+    "Write": "Create",
+    "Create": "Make",
+    "Rename": "Move",
+    "Move": "Relocate",
+    "Delete": "Remove",
+    "List": "Show",
+    "Save": "Store",
+    "Read": "Open",
+    "Export": "Dump",
+    "Uppercase": "Capitalise",
+    "Verify": "Check",
 }
 INVENTED_TEXT = "Tidy up afterwards"
 
@@ -25,12 +33,15 @@ def parse_rendered(text: str) -> list[TodoItem] | None:
         match = _LINE.match(line.strip())
         if match:
             current.append(
-                TodoItem(id=match.group(2), text=match.group(3), status=_STATUS[match.group(1)])  # type: ignore[arg-type]
+                TodoItem.model_validate(
+                    {
+                        "id": match.group(2),
+                        "text": match.group(3),
+                        "status": _STATUS[match.group(1)],
+                    }
+                )
             )
-        elif line.strip().startswith("(") and line.strip().endswith("completed)"):
-            blocks.append(current)
-            current = []
-        elif current:
+        elif line.strip().startswith("(") and line.strip().endswith("completed)") or current:
             blocks.append(current)
             current = []
     if current:

@@ -56,7 +56,7 @@ def parse_items(raw: Any) -> list[TodoItem]:
             raise TodoRejected(
                 f"Item #{item_id}: invalid status '{status}' (use pending, in_progress, completed)."
             )
-        items.append(TodoItem(id=item_id, text=text, status=status))  # type: ignore[arg-type]
+        items.append(TodoItem.model_validate({"id": item_id, "text": text, "status": status}))
     ids = [item.id for item in items]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
@@ -136,7 +136,7 @@ class TodoStore:
         self._replace([item for i, item in enumerate(self.items) if i != index])
         return f"Deleted #{removed.id}."
 
-    def list(self) -> str:
+    def show(self) -> str:
         return render(self.items)
 
     # -- internals -------------------------------------------------------------
@@ -152,7 +152,9 @@ class TodoStore:
             if item.id == key:
                 return i
         known = ", ".join("#" + item.id for item in self.items) or "none"
-        raise TodoRejected(f"No todo with id #{key} (existing ids: {known}; list_todos shows them).")
+        raise TodoRejected(
+            f"No todo with id #{key} (existing ids: {known}; list_todos shows them)."
+        )
 
     def _current(self) -> str:
         return f"Current list:\n{render(self.items)}"

@@ -20,8 +20,5 @@ class TextLockStore(RewriteStore):
             lines = [f"#{item.id} must keep its text '{stored[item.id]}'" for item in changed]
             raise TodoRejected(
                 "Update rejected: todo text cannot change in a rewrite "
-                "(use rename_todo to rename). "
-                + "; ".join(lines)
-                + ".\n"
-                + self._current()
+                "(use rename_todo to rename). " + "; ".join(lines) + ".\n" + self._current()
             )

@@ -15,14 +15,33 @@ from harness.task import build_task
 from harness.variants import HEADLINE
 
 SIM_DIR = Path(__file__).resolve().parents[2] / "harness" / "sim"
-FAULT_METRICS = ("dropped_todos", "lost_history", "mutated_text", "id_churn", "invented_todos",
-                 "false_todo_completions", "fake_tool_calls")
+FAULT_METRICS = (
+    "dropped_todos",
+    "lost_history",
+    "mutated_text",
+    "id_churn",
+    "invented_todos",
+    "false_todo_completions",
+    "fake_tool_calls",
+)
 
 
-def run_all(model: str, tmp_path: Path, variants: tuple[str, ...] = HEADLINE, epochs: int = 1,
-            **model_args: object) -> list[EvalLog]:
-    logs = eval([build_task(v) for v in variants], model=model, model_args=model_args,
-                epochs=epochs, display="none", log_dir=str(tmp_path), max_tasks=len(variants))
+def run_all(
+    model: str,
+    tmp_path: Path,
+    variants: tuple[str, ...] = HEADLINE,
+    epochs: int = 1,
+    **model_args: object,
+) -> list[EvalLog]:
+    logs = eval(
+        [build_task(v) for v in variants],
+        model=model,
+        model_args=model_args,
+        epochs=epochs,
+        display="none",
+        log_dir=str(tmp_path),
+        max_tasks=len(variants),
+    )
     assert all(log.status == "success" for log in logs)
     return logs
 
@@ -33,9 +52,20 @@ def test_oracle_is_perfect_on_every_variant_and_scenario(tmp_path: Path) -> None
         for sample in log.samples or []:
             value = sample.scores["todo_scorer"].value  # type: ignore[index]
             assert isinstance(value, dict)
-            faults = {k: v for k, v in value.items() if v and k not in (
-                "task_success", "turns", "todo_tool_calls", "input_tokens", "output_tokens",
-                "todo_output_tokens")}
+            faults = {
+                k: v
+                for k, v in value.items()
+                if v
+                and k
+                not in (
+                    "task_success",
+                    "turns",
+                    "todo_tool_calls",
+                    "input_tokens",
+                    "output_tokens",
+                    "todo_output_tokens",
+                )
+            }
             assert value["task_success"] == 1, (log.eval.metadata, sample.id)
             assert faults == {}, (log.eval.metadata, sample.id, faults)
 
@@ -47,8 +77,11 @@ def injected_faults(log: EvalLog) -> tuple[Counter[str], Counter[str]]:
     for sample in log.samples or []:
         score = sample.scores["todo_scorer"]  # type: ignore[index]
         assert isinstance(score.value, dict) and score.metadata
-        accepted = {e["call_id"] for e in score.metadata["ledger"]["events"]
-                    if e["kind"] == "todo" and e["accepted"]}
+        accepted = {
+            e["call_id"]
+            for e in score.metadata["ledger"]["events"]
+            if e["kind"] == "todo" and e["accepted"]
+        }
         for message in sample.messages:
             for fault in (message.metadata or {}).get("sim_faults", []):
                 metric = fault["metric"]
@@ -74,8 +107,21 @@ def test_scorers_count_exactly_the_injected_faults_that_reached_the_store(tmp_pa
 
 def test_the_simulated_agent_never_sees_the_variant() -> None:
     source = "\n".join(p.read_text() for p in SIM_DIR.glob("*.py"))
-    for word in ("variant", "Variant", "inject", "gate", "LEVELS", "label", "L0", "L1", "L2", "L3",
-                 "L4", "harness.agent", "harness.tools"):
+    for word in (
+        "variant",
+        "Variant",
+        "inject",
+        "gate",
+        "LEVELS",
+        "label",
+        "L0",
+        "L1",
+        "L2",
+        "L3",
+        "L4",
+        "harness.agent",
+        "harness.tools",
+    ):
         assert not re.search(rf"\b{re.escape(word)}\b", source), word
 
 

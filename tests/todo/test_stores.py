@@ -2,19 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from harness.todo import LEVELS, GranularStore, RewriteStore, TextLockStore, TodoRejected, WhitelistStore, render
+from harness.todo import (
+    LEVELS,
+    GranularStore,
+    RewriteStore,
+    TextLockStore,
+    TodoRejected,
+    WhitelistStore,
+    render,
+)
 from harness.todo.base import TodoItem
 from tests.helpers import items
 
-PLAN = items(("1", "Write a.md", "in_progress"), ("2", "Write b.md", "pending"),
-             ("3", "Write c.md", "pending"))
+PLAN = items(
+    ("1", "Write a.md", "in_progress"),
+    ("2", "Write b.md", "pending"),
+    ("3", "Write c.md", "pending"),
+)
 
 
 def test_render_format() -> None:
-    listed = [TodoItem(id="1", text="a", status="completed"),
-              TodoItem(id="2", text="b", status="in_progress"), TodoItem(id="3", text="c")]
+    listed = [
+        TodoItem(id="1", text="a", status="completed"),
+        TodoItem(id="2", text="b", status="in_progress"),
+        TodoItem(id="3", text="c"),
+    ]
     assert render(listed) == "[x] #1: a\n[>] #2: b\n[ ] #3: c\n(1/3 completed)"
 
 
@@ -52,8 +68,11 @@ def test_l0_id_defaults_to_position() -> None:
 def test_l1_rejects_a_text_change_naming_the_stored_text() -> None:
     store = TextLockStore()
     store.write(PLAN)
-    changed = items(("1", "Write a.md", "completed"), ("2", "Write index.md", "pending"),
-                    ("3", "Write c.md", "pending"))
+    changed = items(
+        ("1", "Write a.md", "completed"),
+        ("2", "Write index.md", "pending"),
+        ("3", "Write c.md", "pending"),
+    )
     with pytest.raises(TodoRejected, match=r"#2 must keep its text 'Write b\.md'"):
         store.write(changed)
     assert store.items[1].text == "Write b.md"
@@ -103,13 +122,20 @@ def test_l3_logs_every_op_and_rolls_back() -> None:
     store.rename("2", "Write bee.md")
     store.delete("1")
     assert [op.op for op in store.op_log] == [
-        "add_todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo"]
+        "add_todo",
+        "add_todo",
+        "update_todo_status",
+        "rename_todo",
+        "delete_todo",
+    ]
     with pytest.raises(TodoRejected):
         store.update_status("7", "completed")
     assert len(store.op_log) == 5  # rejected ops are not logged as accepted
     restored = store.rollback(3)
     assert [(i.id, i.text, i.status) for i in restored] == [
-        ("1", "Write a.md", "in_progress"), ("2", "Write b.md", "pending")]
+        ("1", "Write a.md", "in_progress"),
+        ("2", "Write b.md", "pending"),
+    ]
     assert store.rollback(0) == []
     with pytest.raises(TodoRejected, match="No version 9"):
         store.rollback(9)
@@ -137,14 +163,15 @@ def test_contract_rejections_leave_the_store_untouched(level: str) -> None:
         for row in PLAN:
             store.add(row["text"])
     before = list(store.items)
-    for attempt in (
-        lambda: store.update_status("99", "completed"),
-        lambda: store.rename("99", "x"),
-        lambda: store.delete("99"),
-        lambda: store.write([{"id": "1", "text": "a", "status": "bogus"}]),
-    ):
+    attempts: list[tuple[Callable[..., str], tuple[object, ...]]] = [
+        (store.update_status, ("99", "completed")),
+        (store.rename, ("99", "x")),
+        (store.delete, ("99",)),
+        (store.write, ([{"id": "1", "text": "a", "status": "bogus"}],)),
+    ]
+    for op, args in attempts:
         with pytest.raises(TodoRejected):
-            attempt()
+            op(*args)
         assert store.items == before
 
 
@@ -153,4 +180,4 @@ def test_contract_ops_render_consistently(level: str) -> None:
     store = LEVELS[level]()
     store.add("Write a.md")
     store.update_status("1", "completed")
-    assert store.list() == "[x] #1: Write a.md\n(1/1 completed)"
+    assert store.show() == "[x] #1: Write a.md\n(1/1 completed)"

@@ -1,0 +1,99 @@
+"""End-to-end runs of `todo-bench run` on the simulated agent: orderings and determinism."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.report import Summary, read_results, read_summary
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("bench") / "run"
+    assert main(["run", "--out", str(out), "--display", "none"]) == 0
+    return out
+
+
+def by_variant(summary: Summary) -> dict[str, dict[str, float]]:
+    return {v.variant: {m: s.mean for m, s in v.metrics.items()} for v in summary.variants}
+
+
+def test_default_suite_orderings_arise(default_run: Path) -> None:
+    summary = read_summary(default_run / "summary.json")
+    assert summary.model == "sim/sloppy" and summary.simulated and summary.epochs == 3
+    means = by_variant(summary)
+    assert list(means) == [
+        "L0-rewrite",
+        "L1-textlock",
+        "L2-whitelist",
+        "L3-granular",
+        "L4-inject",
+        "L4-inject+gate",
+    ]
+    assert means["L0-rewrite"]["dropped_todos"] > 0
+    assert means["L0-rewrite"]["mutated_text"] > 0
+    for variant in list(means)[1:]:
+        assert means[variant]["mutated_text"] == 0, variant
+    for variant in list(means)[2:]:
+        assert means[variant]["dropped_todos"] == 0, variant
+    assert means["L4-inject"]["false_completion"] > 0
+    assert means["L4-inject+gate"]["false_completion"] < means["L4-inject"]["false_completion"]
+    assert means["L4-inject+gate"]["blocked_completions"] > 0
+    assert means["L4-inject+gate"]["turns"] > means["L4-inject"]["turns"]
+
+
+def test_compaction_is_where_injection_pays(default_run: Path) -> None:
+    per_variant: dict[str, dict[str, float]] = {}
+    for result in read_results(default_run / "logs"):
+        episodes = [e for e in result.episodes if e.scenario == "compaction"]
+        per_variant[result.variant] = {
+            m: sum(e.values[m] for e in episodes) for m in ("rejected_updates", "false_completion")
+        }
+    l3, l4 = per_variant["L3-granular"], per_variant["L4-inject"]
+    assert l4["rejected_updates"] < l3["rejected_updates"]
+    assert l4["false_completion"] < l3["false_completion"]
+
+
+def test_run_folder_contents(default_run: Path) -> None:
+    board = (default_run / "leaderboard.md").read_text()
+    assert board.startswith("Model: sim/sloppy (simulated agent")
+    assert "| L4-inject+gate" in board
+    assert (default_run / "logs" / "L0-rewrite").is_dir()
+
+
+def small_run(out: Path, seed: int) -> bytes:
+    args = [
+        "run",
+        "--out",
+        str(out),
+        "--display",
+        "none",
+        "--seed",
+        str(seed),
+        "--epochs",
+        "2",
+        "--variants",
+        "L0-rewrite,L3-granular",
+        "--scenarios",
+        "excel_export,rename_chain,long",
+    ]
+    assert main(args) == 0
+    return (out / "summary.json").read_bytes()
+
+
+def test_same_seed_is_byte_identical_and_another_seed_differs(tmp_path: Path) -> None:
+    first = small_run(tmp_path / "a", seed=3)
+    assert small_run(tmp_path / "b", seed=3) == first
+    assert small_run(tmp_path / "c", seed=4) != first
+
+
+def test_rerunning_a_finished_run_resumes_without_redoing_work(tmp_path: Path) -> None:
+    first = small_run(tmp_path / "r", seed=5)
+    logs_before = sorted(p.name for p in (tmp_path / "r" / "logs").rglob("*.eval"))
+    assert small_run(tmp_path / "r", seed=5) == first
+    assert sorted(p.name for p in (tmp_path / "r" / "logs").rglob("*.eval")) == logs_before

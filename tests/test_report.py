@@ -1,0 +1,65 @@
+"""Summaries, pass^k, leaderboard formats and the regression gate."""
+
+from __future__ import annotations
+
+import json
+
+from harness.report import EpisodeScores, TaskResult, compare, leaderboard, pass_hat_k, summarize
+from harness.scoring import METRICS
+
+
+def result(variant: str, successes: list[tuple[str, int, float]], dropped: float = 0) -> TaskResult:
+    episodes = [
+        EpisodeScores(
+            scenario=s,
+            epoch=e,
+            values={
+                **dict.fromkeys(METRICS, 0.0),
+                "task_success": ok,
+                "dropped_todos": dropped,
+                "todo_tool_calls": 4,
+            },
+        )
+        for s, e, ok in successes
+    ]
+    return TaskResult(variant=variant, model="sim/sloppy", epochs=2, episodes=episodes)
+
+
+RUNS = [("a", 1, 1.0), ("a", 2, 1.0), ("b", 1, 1.0), ("b", 2, 0.0)]
+
+
+def test_pass_hat_k_needs_every_trial() -> None:
+    assert pass_hat_k({"a": [1.0, 1.0], "b": [1.0, 0.0]}).mean == 0.5
+
+
+def test_summary_means_stderr_rates_and_order() -> None:
+    summary = summarize([result("L4-inject", RUNS), result("L0-rewrite", RUNS, dropped=2)], seed=1)
+    assert [v.variant for v in summary.variants] == ["L0-rewrite", "L4-inject"]
+    l0 = summary.variants[0]
+    assert l0.metrics["task_success"].mean == 0.75
+    assert l0.metrics["task_success"].stderr == 0.25
+    assert l0.pass_k.mean == 0.5
+    assert l0.per_100_todo_updates["dropped_todos"] == 50.0
+    assert l0.per_scenario_success == {"a": 1.0, "b": 0.5}
+    assert summary.schema_version == 1 and summary.simulated
+
+
+def test_leaderboard_formats_are_labelled() -> None:
+    summary = summarize([result("L0-rewrite", RUNS)], seed=1)
+    md = leaderboard(summary, "md")
+    assert md.startswith("Model: sim/sloppy (simulated agent") and "| L0-rewrite" in md
+    assert "0.75 ± 0.25" in md
+    assert leaderboard(summary, "csv").splitlines()[1].startswith("sim/sloppy,L0-rewrite,4,")
+    assert "<table>" in leaderboard(summary, "html")
+    assert "\\begin{tabular}" in leaderboard(summary, "latex")
+    assert json.loads(leaderboard(summary, "json"))["model"] == "sim/sloppy"
+
+
+def test_compare_flags_only_significant_regressions() -> None:
+    base = summarize([result("L0-rewrite", RUNS * 5)])
+    same = summarize([result("L0-rewrite", RUNS * 5)])
+    worse = summarize([result("L0-rewrite", [(s, e, 0.0) for s, e, _ in RUNS * 5], dropped=3)])
+    assert compare(base, same) == []
+    problems = compare(base, worse)
+    assert any("task_success" in p for p in problems)
+    assert any("dropped_todos" in p for p in problems)
