@@ -21,26 +21,38 @@ SCHEMA_VERSION = 1
 SIM_NOTE = "simulated agent: demonstrates the harness, not evidence about real models"
 Format = Literal["md", "html", "latex", "csv", "json"]
 
-#: leaderboard columns: (metric, header)
-COLUMNS = (
-    ("task_success", "success"),
-    ("pass_k", "pass^k"),
-    ("false_completion", "false done"),
-    ("false_completion_past_gate", "false done past gate"),
-    ("dropped_todos", "dropped"),
-    ("mutated_text", "mutated"),
-    ("invented_todos", "invented"),
-    ("id_churn", "id churn"),
-    ("false_todo_completions", "false ticks"),
-    ("fake_tool_calls", "fake calls"),
-    ("rejected_updates", "rejected"),
-    ("blocked_completions", "blocked"),
-    ("budget_exhausted", "out of turns"),
-    ("turns", "turns"),
-    ("input_tokens", "in tok"),
-    ("output_tokens", "out tok"),
-    ("todo_output_tokens", "todo tok"),
+#: leaderboard tables: (caption, [(metric, header)])
+TABLES = (
+    (
+        "Outcomes and corruption (per episode)",
+        (
+            ("task_success", "success"),
+            ("pass_k", "pass^k"),
+            ("false_completion", "false done"),
+            ("false_completion_past_gate", "false done past gate"),
+            ("dropped_todos", "dropped"),
+            ("mutated_text", "mutated"),
+            ("invented_todos", "invented"),
+            ("id_churn", "id churn"),
+            ("false_todo_completions", "false ticks"),
+            ("fake_tool_calls", "fake calls"),
+        ),
+    ),
+    (
+        "Price of safety and cost (per episode)",
+        (
+            ("rejected_updates", "rejected"),
+            ("blocked_completions", "blocked"),
+            ("budget_exhausted", "out of turns"),
+            ("turns", "turns"),
+            ("todo_tool_calls", "todo calls"),
+            ("input_tokens", "in tok"),
+            ("output_tokens", "out tok"),
+            ("todo_output_tokens", "todo tok"),
+        ),
+    ),
 )
+COLUMNS = tuple(column for _, columns in TABLES for column in columns)
 
 
 class Stat(BaseModel):
@@ -206,31 +218,49 @@ def title(summary: Summary) -> str:
     )
 
 
+def _rows(summary: Summary, columns: tuple[tuple[str, str], ...]) -> list[list[object]]:
+    return [
+        [
+            v.variant,
+            v.episodes,
+            *(
+                _cell(v.pass_k if metric == "pass_k" else v.metrics[metric], metric)
+                for metric, _ in columns
+            ),
+        ]
+        for v in summary.variants
+    ]
+
+
 def leaderboard(summary: Summary, fmt: Format = "md") -> str:
     """One row per variant, one column per headline metric, labelled with the model."""
     if fmt == "json":
         return summary.model_dump_json(indent=2)
-    headers = ["variant", "episodes", *(h for _, h in COLUMNS)]
-    rows = []
-    for v in summary.variants:
-        cells = [
-            _cell(v.pass_k, metric) if metric == "pass_k" else _cell(v.metrics[metric], metric)
-            for metric, _ in COLUMNS
-        ]
-        rows.append([v.variant, v.episodes, *cells])
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(["model", *headers])
-        writer.writerows([summary.model, *row] for row in rows)
+        writer.writerow(["model", "variant", "episodes", *(m for m, _ in COLUMNS)])
+        writer.writerows([summary.model, *row] for row in _rows(summary, COLUMNS))
         return buffer.getvalue()
     table_format = {"md": "github", "html": "html", "latex": "latex"}[fmt]
-    table = tabulate(rows, headers=headers, tablefmt=table_format, disable_numparse=True)
-    if fmt == "md":
-        return f"{title(summary)}\n\n{table}\n"
-    if fmt == "html":
-        return f"<p>{title(summary)}</p>\n{table}\n"
-    return f"% {title(summary)}\n{table}\n"
+    parts = []
+    for caption, columns in TABLES:
+        headers = ["variant", "episodes", *(h for _, h in columns)]
+        table = tabulate(
+            _rows(summary, columns), headers=headers, tablefmt=table_format, disable_numparse=True
+        )
+        if fmt == "md":
+            parts.append(f"**{caption}**\n\n{table}")
+        elif fmt == "html":
+            parts.append(f"<h3>{caption}</h3>\n{table}")
+        else:
+            parts.append(f"% {caption}\n{table}")
+    heading = {
+        "md": f"{title(summary)}\n",
+        "html": f"<p>{title(summary)}</p>",
+        "latex": f"% {title(summary)}",
+    }[fmt]
+    return heading + "\n" + "\n\n".join(parts) + "\n"
 
 
 def compare(base: Summary, new: Summary, z: float = 2.0) -> list[str]:

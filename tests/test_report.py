@@ -49,7 +49,7 @@ def test_leaderboard_formats_are_labelled() -> None:
     md = leaderboard(summary, "md")
     assert md.startswith("Model: sim/sloppy (simulated agent") and "| L0-rewrite" in md
     assert "0.75 ± 0.25" in md
-    assert leaderboard(summary, "csv").splitlines()[1].startswith("sim/sloppy,L0-rewrite,4,")
+    assert leaderboard(summary, "csv").splitlines()[1].startswith("sim/sloppy,L0-rewrite,4,0.75")
     assert "<table>" in leaderboard(summary, "html")
     assert "\\begin{tabular}" in leaderboard(summary, "latex")
     assert json.loads(leaderboard(summary, "json"))["model"] == "sim/sloppy"
