@@ -14,8 +14,10 @@ from typing import Any
 
 from harness import runner
 from harness.report import (
+    PRICES,
     compare,
     leaderboard,
+    price_for,
     read_results,
     read_summary,
     summarize,
@@ -155,7 +157,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    summary = summarize(results, seed=args.seed)
+    summary = summarize(results, seed=args.seed, price=price_for(model, Path(args.prices)))
     board = leaderboard(summary, "md")
     for folder in (run_dir, RESULTS / "latest") if not args.out else (run_dir,):
         folder.mkdir(parents=True, exist_ok=True)
@@ -250,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--gate", action="store_true", help="add the completion gate to every variant")
     run.add_argument("--inject", action="store_true", help="inject the list into every prompt")
     run.add_argument("--out", help="run folder (default results/runs/<run-id>; rerun to resume)")
+    run.add_argument("--prices", default=str(PRICES), help="price table (USD per 1M tokens)")
     run.add_argument("--fresh", action="store_true", help="discard an earlier run in the folder")
     run.add_argument("--max-retries", type=int, default=3, help="model API retries per call")
     run.add_argument("--timeout", type=int, default=300, help="model API timeout in seconds")

@@ -27,6 +27,9 @@ def looks_like_fake_call(text: str, tool_names: Iterable[str]) -> bool:
     )
     if json_call.search(text):
         return True
+    # llama.cpp's function-calling prompt format, emitted as text when parsing fails
+    if re.search(rf"(?<![\w.])functions\.({names})\b", text):
+        return True
     for match in re.finditer(rf"(?<![\w.])({names})\s*\(([^()]*)\)", text):
         line_start = text.rfind("\n", 0, match.start()) + 1
         prefix = text[line_start : match.start()].strip()

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
+import yaml
 from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 from pydantic import BaseModel, Field
 from tabulate import tabulate
@@ -49,6 +50,7 @@ TABLES = (
             ("input_tokens", "in tok"),
             ("output_tokens", "out tok"),
             ("todo_output_tokens", "todo tok"),
+            ("cost_usd", "cost $"),
         ),
     ),
 )
@@ -62,10 +64,28 @@ class Stat(BaseModel):
     stderr: float
 
 
+PRICES = Path(__file__).resolve().parent / "prices.yaml"
+
+
+class Price(BaseModel):
+    """USD per million tokens."""
+
+    input: float
+    output: float
+
+
+def price_for(model: str, table: Path = PRICES) -> Price | None:
+    """The longest price-table key that prefixes the model name, if any."""
+    entries = yaml.safe_load(table.read_text(encoding="utf-8")) or {}
+    keys = sorted((k for k in entries if model.startswith(k)), key=len, reverse=True)
+    return Price.model_validate(entries[keys[0]]) if keys else None
+
+
 class VariantSummary(BaseModel):
     variant: str
     episodes: int
     metrics: dict[str, Stat]
+    cost_usd: Stat | None = Field(None, description="per episode, where the price is known")
     pass_k: Stat = Field(description="share of scenarios solved in all k epochs (pass^k)")
     per_100_todo_updates: dict[str, float]
     per_scenario_success: dict[str, float]
@@ -152,7 +172,9 @@ def read_results(log_dir: Path) -> list[TaskResult]:
     return results
 
 
-def summarize(results: Iterable[TaskResult], seed: int | None = None) -> Summary:
+def summarize(
+    results: Iterable[TaskResult], seed: int | None = None, price: Price | None = None
+) -> Summary:
     """Aggregate per-episode scores into per-variant means, stderrs, pass^k and rates."""
     values: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     success: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -172,11 +194,24 @@ def summarize(results: Iterable[TaskResult], seed: int | None = None) -> Summary
             m: round(100 * sum(values[variant][m]) / updates, 6) if updates else 0.0
             for m in CORRUPTION_COUNTS
         }
+        cost = None
+        if price is not None:
+            cost = _stat(
+                [
+                    (i * price.input + o * price.output) / 1e6
+                    for i, o in zip(
+                        values[variant]["input_tokens"],
+                        values[variant]["output_tokens"],
+                        strict=True,
+                    )
+                ]
+            )
         summaries.append(
             VariantSummary(
                 variant=variant,
                 episodes=len(values[variant]["task_success"]),
                 metrics=metrics,
+                cost_usd=cost,
                 pass_k=pass_hat_k(success[variant]),
                 per_100_todo_updates=rates,
                 per_scenario_success={
@@ -203,7 +238,7 @@ def read_summary(path: Path) -> Summary:
 
 
 def _cell(stat: Stat, metric: str) -> str:
-    digits = 0 if metric.endswith("tokens") else 2
+    digits = 0 if metric.endswith("tokens") else 4 if metric == "cost_usd" else 2
     if stat.stderr:
         return f"{stat.mean:.{digits}f} ± {stat.stderr:.{digits}f}"
     return f"{stat.mean:.{digits}f}"
@@ -218,18 +253,28 @@ def title(summary: Summary) -> str:
     )
 
 
+def _stat_of(v: VariantSummary, metric: str) -> Stat | None:
+    if metric == "pass_k":
+        return v.pass_k
+    if metric == "cost_usd":
+        return v.cost_usd
+    return v.metrics[metric]
+
+
 def _rows(summary: Summary, columns: tuple[tuple[str, str], ...]) -> list[list[object]]:
-    return [
-        [
-            v.variant,
-            v.episodes,
-            *(
-                _cell(v.pass_k if metric == "pass_k" else v.metrics[metric], metric)
-                for metric, _ in columns
-            ),
-        ]
-        for v in summary.variants
-    ]
+    rows: list[list[object]] = []
+    for v in summary.variants:
+        cells = []
+        for metric, _ in columns:
+            stat = _stat_of(v, metric)
+            cells.append("n/a" if stat is None else _cell(stat, metric))
+        rows.append([v.variant, v.episodes, *cells])
+    return rows
+
+
+def _columns(summary: Summary, columns: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    priced = any(v.cost_usd is not None for v in summary.variants)
+    return columns if priced else tuple(c for c in columns if c[0] != "cost_usd")
 
 
 def leaderboard(summary: Summary, fmt: Format = "md") -> str:
@@ -239,12 +284,14 @@ def leaderboard(summary: Summary, fmt: Format = "md") -> str:
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(["model", "variant", "episodes", *(m for m, _ in COLUMNS)])
-        writer.writerows([summary.model, *row] for row in _rows(summary, COLUMNS))
+        columns = _columns(summary, COLUMNS)
+        writer.writerow(["model", "variant", "episodes", *(m for m, _ in columns)])
+        writer.writerows([summary.model, *row] for row in _rows(summary, columns))
         return buffer.getvalue()
     table_format = {"md": "github", "html": "html", "latex": "latex"}[fmt]
     parts = []
-    for caption, columns in TABLES:
+    for caption, all_columns in TABLES:
+        columns = _columns(summary, all_columns)
         headers = ["variant", "episodes", *(h for _, h in columns)]
         table = tabulate(
             _rows(summary, columns), headers=headers, tablefmt=table_format, disable_numparse=True

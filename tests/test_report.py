@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from harness.report import EpisodeScores, TaskResult, compare, leaderboard, pass_hat_k, summarize
+from harness.report import (
+    EpisodeScores,
+    Price,
+    TaskResult,
+    compare,
+    leaderboard,
+    pass_hat_k,
+    price_for,
+    summarize,
+)
 from harness.scoring import METRICS
 
 
@@ -63,3 +73,18 @@ def test_compare_flags_only_significant_regressions() -> None:
     problems = compare(base, worse)
     assert any("task_success" in p for p in problems)
     assert any("dropped_todos" in p for p in problems)
+
+
+def test_cost_where_a_price_is_known(tmp_path: Path) -> None:
+    table = tmp_path / "prices.yaml"
+    table.write_text("vendor/: {input: 1.0, output: 2.0}\nvendor/big: {input: 10, output: 20}\n")
+    assert price_for("vendor/big-model", table) == Price(input=10, output=20)
+    assert price_for("other/x", table) is None
+    episode = result("L0-rewrite", RUNS)
+    for e in episode.episodes:
+        e.values.update(input_tokens=1_000_000, output_tokens=500_000)
+    summary = summarize([episode], price=Price(input=1.0, output=2.0))
+    assert summary.variants[0].cost_usd is not None
+    assert summary.variants[0].cost_usd.mean == 2.0
+    assert "cost $" in leaderboard(summary, "md")
+    assert "cost $" not in leaderboard(summarize([result("L0-rewrite", RUNS)]), "md")
