@@ -228,6 +228,20 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from harness.calibrate import calibrate, write_profile
+
+    run_dir = Path(args.run)
+    if not run_dir.is_dir():
+        raise UsageError(f"{run_dir}: not a run folder")
+    profile, counts, model = calibrate(run_dir)
+    out = Path(args.out) if args.out else run_dir / "calibrated_profile.yaml"
+    write_profile(profile, counts, model, out)
+    print(out.read_text(encoding="utf-8"))
+    print(f"wrote {out}; try: todo-bench run --model sim/file:{out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="todo-bench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -281,6 +295,11 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("new")
     comp.add_argument("--z", type=float, default=2.0, help="standard errors that count (2)")
     comp.set_defaults(func=cmd_compare)
+
+    cal = sub.add_parser("calibrate", help="estimate sim fault rates from a real run's ledgers")
+    cal.add_argument("run", help="run folder (its logs are read)")
+    cal.add_argument("--out", help="profile file (default RUN/calibrated_profile.yaml)")
+    cal.set_defaults(func=cmd_calibrate)
 
     scen = sub.add_parser("scenarios", help="list, validate or print the schema of scenarios")
     scen.add_argument("action", choices=["list", "validate", "schema"])
