@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect as pyinspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -105,7 +106,7 @@ def _define(
     params: dict[str, str],
     signature: Callable[..., Awaitable[str]],
 ) -> ToolDef:
-    run.__signature__ = __import__("inspect").signature(signature)  # type: ignore[attr-defined]
+    run.__signature__ = pyinspect.signature(signature)  # type: ignore[attr-defined]
     run.__annotations__ = dict(signature.__annotations__)
     run.__name__ = name
     return ToolDef(run, name=name, description=TOOL_DESCRIPTIONS[name], parameters=params)
