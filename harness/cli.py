@@ -134,13 +134,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     generate: dict[str, Any] = {"max_retries": args.max_retries, "timeout": args.timeout}
     if not is_sim:
-        generate["seed"] = args.seed
+        # a small local model can ramble until its context is full: bound every reply
+        generate.update(seed=args.seed, max_tokens=args.max_tokens)
     plan = RunPlan(
         model=model,
         model_args=model_args,
         variants=variants,
         scenarios=scenario_ids,
-        scenario_dir=args.scenario_dir,
+        # the shipped suite is left implicit so logs and run ids do not carry this machine's path
+        scenario_dir=None if args.scenario_dir == str(SCENARIO_DIR) else args.scenario_dir,
         epochs=args.epochs,
         log_root=log_dir,
         display=args.display,
@@ -270,6 +272,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--fresh", action="store_true", help="discard an earlier run in the folder")
     run.add_argument("--max-retries", type=int, default=3, help="model API retries per call")
     run.add_argument("--timeout", type=int, default=300, help="model API timeout in seconds")
+    run.add_argument(
+        "--max-tokens",
+        type=int,
+        default=1024,
+        help="max output tokens per model reply (real models)",
+    )
     run.add_argument("--retry-attempts", type=int, default=2, help="eval-set task retries")
     run.add_argument(
         "--workers",

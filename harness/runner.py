@@ -23,7 +23,7 @@ class RunPlan(BaseModel):
     model_args: dict[str, Any]
     variants: list[Variant]
     scenarios: str
-    scenario_dir: str
+    scenario_dir: str | None
     epochs: int
     log_root: Path
     display: str

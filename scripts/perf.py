@@ -13,7 +13,6 @@ from pathlib import Path
 from tabulate import tabulate
 
 from harness.runner import RunPlan, run
-from harness.scenario import SCENARIO_DIR
 from harness.todo import LEVELS
 from harness.variants import parse_variants
 
@@ -44,7 +43,7 @@ def bench_seconds(workers: int, root: Path) -> tuple[float, int]:
         model_args={"seed": 0},
         variants=variants,
         scenarios="all",
-        scenario_dir=str(SCENARIO_DIR),
+        scenario_dir=None,
         epochs=1,
         log_root=root / f"w{workers}",
         display="none",
