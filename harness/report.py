@@ -140,18 +140,18 @@ class TaskResult(BaseModel):
 
 def read_results(log_dir: Path) -> list[TaskResult]:
     """The newest successful log per task in a log directory, read as episode scores."""
-    newest: dict[str, tuple[str, str, Path]] = {}
+    newest: dict[str, tuple[str, str]] = {}
     for info in list_eval_logs(str(log_dir), recursive=True):
         header = read_eval_log(info.name, header_only=True)
         if header.status != "success":
             continue
-        key = header.eval.task_id
+        # one result per variant: a resumed or repeated run leaves older logs beside newer ones
+        key = str((header.eval.metadata or {}).get("variant", header.eval.task_id))
         if key not in newest or header.eval.created > newest[key][0]:
-            newest[key] = (header.eval.created, info.name, Path(info.name))
+            newest[key] = (header.eval.created, info.name)
     results = []
-    for _, name, _ in newest.values():
+    for variant, (_, name) in sorted(newest.items()):
         header = read_eval_log(name, header_only=True)
-        variant = str((header.eval.metadata or {}).get("variant", "?"))
         episodes = []
         for sample in read_eval_log_sample_summaries(name):
             score = (sample.scores or {}).get("todo_scorer")

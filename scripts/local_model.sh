@@ -68,4 +68,4 @@ curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null || { echo "server not rea
 LOCAL_BASE_URL="http://127.0.0.1:$PORT/v1" LOCAL_API_KEY=none \
   .venv/bin/todo-bench run --model "openai-api/local/$ALIAS" -M emulate_tools=true \
   --variants "$VARIANTS" --scenarios "$SCENARIOS" --epochs "$EPOCHS" --out "$OUT" \
-  --workers 1 --max-retries 2 --timeout 600
+  --workers 1 --max-retries 2 --timeout 300 --max-tokens 512
