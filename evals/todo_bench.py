@@ -12,6 +12,7 @@ def todo_bench(
     gate: bool = False,
     scenarios: str = "all",
     scenario_dir: str | None = None,
+    max_turns: int | None = None,
 ) -> Task:
     """Run every selected scenario under one todo design.
 
@@ -21,5 +22,6 @@ def todo_bench(
         gate: Refuse the agent's "done" until every subtask is ticked.
         scenarios: Comma-separated scenario ids or tags, or "all".
         scenario_dir: Directory of scenario YAML files (default: the shipped suite).
+        max_turns: Cap on every scenario's turn budget (slow real models).
     """
-    return build_task(variant, inject, gate, scenarios, scenario_dir)
+    return build_task(variant, inject, gate, scenarios, scenario_dir, max_turns)

@@ -115,7 +115,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.out
         else RESULTS
         / "runs"
-        / _run_id(model, args.seed, args.epochs, labels, scenario_ids, model_args)
+        / _run_id(
+            model,
+            args.seed,
+            args.epochs,
+            labels,
+            scenario_ids,
+            {**model_args, "max_turns": args.max_turns} if args.max_turns else model_args,
+        )
     )
     if args.fresh and run_dir.exists():
         shutil.rmtree(run_dir)
@@ -144,6 +151,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         # the shipped suite is left implicit so logs and run ids do not carry this machine's path
         scenario_dir=None if args.scenario_dir == str(SCENARIO_DIR) else args.scenario_dir,
         epochs=args.epochs,
+        max_turns=args.max_turns,
         log_root=log_dir,
         display=args.display,
         generate=generate,
@@ -277,6 +285,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=1024,
         help="max output tokens per model reply (real models)",
+    )
+    run.add_argument(
+        "--max-turns",
+        type=int,
+        default=None,
+        help="cap every scenario's turn budget (for slow real models)",
     )
     run.add_argument("--retry-attempts", type=int, default=2, help="eval-set task retries")
     run.add_argument(

@@ -25,6 +25,7 @@ class RunPlan(BaseModel):
     scenarios: str
     scenario_dir: str | None
     epochs: int
+    max_turns: int | None = None
     log_root: Path
     display: str
     generate: dict[str, Any]
@@ -46,6 +47,7 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
         "variant": variant.label,
         "scenarios": plan.scenarios,
         "scenario_dir": plan.scenario_dir,
+        "max_turns": plan.max_turns,
     }
     success, _ = eval_set(
         [eval_entry()(**task_args)],

@@ -50,6 +50,7 @@ def build_task(
     gate: bool = False,
     scenarios: str = "all",
     scenario_dir: str | None = None,
+    max_turns: int | None = None,
 ) -> Task:
     """Run every selected scenario under one todo design.
 
@@ -59,9 +60,12 @@ def build_task(
         gate: Refuse the agent's "done" until every subtask is ticked.
         scenarios: Comma-separated scenario ids or tags, or "all".
         scenario_dir: Directory of scenario YAML files (default: the shipped suite).
+        max_turns: Cap on every scenario's turn budget (slow real models).
     """
     chosen = Variant.parse(variant, inject=inject, gate=gate)
     pool = load_scenarios(Path(scenario_dir) if scenario_dir else SCENARIO_DIR)
+    if max_turns is not None:
+        pool = [s.model_copy(update={"max_turns": min(s.max_turns, max_turns)}) for s in pool]
     return Task(
         dataset=scenario_samples(select(pool, scenarios)),
         solver=todo_agent(chosen),

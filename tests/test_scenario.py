@@ -122,3 +122,11 @@ def test_json_schema_is_published() -> None:
     schema = json.loads(json_schema())
     assert schema["title"] == "Scenario"
     assert {"prompt", "subtasks", "checks", "reference"} <= set(schema["required"])
+
+
+def test_task_can_cap_every_turn_budget() -> None:
+    from harness.task import build_task
+
+    task = build_task("L0-rewrite", max_turns=3)
+    budgets = [s.metadata["scenario"]["max_turns"] for s in task.dataset if s.metadata]
+    assert len(budgets) == len(SCENARIOS) and max(budgets) == 3
