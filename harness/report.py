@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from inspect_ai.log import list_eval_logs, read_eval_log, read_eval_log_sample_summaries
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 from pydantic import BaseModel, Field
 from tabulate import tabulate
 
@@ -139,19 +139,18 @@ class TaskResult(BaseModel):
 
 
 def read_results(log_dir: Path) -> list[TaskResult]:
-    """The newest successful log per task in a log directory, read as episode scores."""
-    newest: dict[str, tuple[str, str]] = {}
+    """The newest successful log per variant in a log directory, read as episode scores."""
+    newest: dict[str, tuple[EvalLog, str]] = {}
     for info in list_eval_logs(str(log_dir), recursive=True):
         header = read_eval_log(info.name, header_only=True)
         if header.status != "success":
             continue
         # one result per variant: a resumed or repeated run leaves older logs beside newer ones
         key = str((header.eval.metadata or {}).get("variant", header.eval.task_id))
-        if key not in newest or header.eval.created > newest[key][0]:
-            newest[key] = (header.eval.created, info.name)
+        if key not in newest or header.eval.created > newest[key][0].eval.created:
+            newest[key] = (header, info.name)
     results = []
-    for variant, (_, name) in sorted(newest.items()):
-        header = read_eval_log(name, header_only=True)
+    for variant, (header, name) in sorted(newest.items()):
         episodes = []
         for sample in read_eval_log_sample_summaries(name):
             score = (sample.scores or {}).get("todo_scorer")

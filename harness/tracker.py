@@ -75,9 +75,6 @@ class TaskStateTracker:
     def cancel(self, subtask_id: str) -> None:
         self.active = [s for s in self.active if s.id != subtask_id]
 
-    def is_done(self, subtask_id: str) -> bool:
-        return subtask_id in self.done
-
     @property
     def pending(self) -> list[Subtask]:
         return [s for s in self.active if s.id not in self.done]

@@ -235,11 +235,10 @@ class SimPolicy:
         """Subtasks the agent believes are in the task, with their item and any confusion."""
         out: list[tuple[TodoItem | None, Subtask, tuple[str, str] | None]] = []
         seen_ids: set[str] = set()
-        for item in self.memory_list():
-            resolved = resolve(item.text, self.s, self.m.renamed)
-            if resolved and resolved[0].id not in seen_ids:
-                out.append((item, resolved[0], resolved[1]))
-                seen_ids.add(resolved[0].id)
+        for item, subtask, confusion in self._believed_all():
+            if subtask.id not in seen_ids:
+                out.append((item, subtask, confusion))
+                seen_ids.add(subtask.id)
         extra = [*self.m.added, *sorted(self.m.forced)]
         for subtask_id in extra:
             if subtask_id not in seen_ids:
@@ -346,7 +345,8 @@ class SimPolicy:
         work = self._next_work()
         return self._sync(granular, work[0].id if work else None)
 
-    def _believed_all(self) -> list[tuple[TodoItem, Subtask, Any]]:
+    def _believed_all(self) -> list[tuple[TodoItem, Subtask, tuple[str, str] | None]]:
+        """Every remembered item that the agent can tie to a subtask, duplicates included."""
         out = []
         for item in self.memory_list():
             resolved = resolve(item.text, self.s, self.m.renamed)
