@@ -14,6 +14,7 @@ from inspect_ai.model import (
     ChatMessageTool,
     ChatMessageUser,
     ModelOutput,
+    ModelUsage,
     execute_tools,
     get_model,
 )
@@ -34,6 +35,7 @@ from harness.ledger import (
     UserTurnEvent,
     WorkspaceEvent,
 )
+from harness.recover import RECOVERED
 from harness.scenario import Scenario, UserTurn
 from harness.todo import LEVELS, render
 from harness.tools import Episode, todo_tools, workspace_tools
@@ -94,6 +96,14 @@ def todo_agent(variant: Variant) -> Solver:
         return state
 
     return solve
+
+
+def _prompt_tokens(usage: ModelUsage | None) -> int:
+    """Every prompt token the model read: providers report cache hits apart from the rest."""
+    if usage is None:
+        return 0
+    cached = (usage.input_tokens_cache_read or 0) + (usage.input_tokens_cache_write or 0)
+    return usage.input_tokens + cached
 
 
 class _Loop:
@@ -176,7 +186,8 @@ class _Loop:
                 text=message.text,
                 tool_calls=len(calls),
                 todo_tool_calls=len(todo_calls),
-                input_tokens=usage.input_tokens if usage else 0,
+                recovered_tool_calls=int((message.metadata or {}).get(RECOVERED, 0)),
+                input_tokens=_prompt_tokens(usage),
                 output_tokens=output_tokens,
                 todo_output_tokens=round(output_tokens * todo_chars / total) if total else 0,
             )

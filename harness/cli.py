@@ -71,6 +71,11 @@ def _run_id(
 def _check_model(model: str) -> None:
     """Fail fast, before any sample starts, when a provider obviously cannot work."""
     provider = model.split("/", 1)[0]
+    if provider == "recover":
+        inner = model.split("/", 1)[1] if "/" in model else ""
+        if "/" not in inner:
+            raise UsageError("recover models are named recover/<provider>/<model>")
+        return _check_model(inner)
     keys = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
     if provider in keys and not os.environ.get(keys[provider]):
         raise UsageError(f"--model {model} needs {keys[provider]} in the environment")

@@ -57,6 +57,8 @@ class AssistantEvent(BaseModel):
     text: str
     tool_calls: int
     todo_tool_calls: int
+    #: calls a `recover/` provider parsed out of text (0 for native tool calls)
+    recovered_tool_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     todo_output_tokens: int = 0

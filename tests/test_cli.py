@@ -34,6 +34,8 @@ def test_invalid_scenario_file_is_named(tmp_path: Path, capsys: pytest.CaptureFi
         (["run", "--model", "sim/sloppy", "-M", "drop"], "-M expects name=value"),
         (["run", "--model", "anthropic/claude-x"], "needs ANTHROPIC_API_KEY"),
         (["run", "--model", "openai-api/local/qwen"], "needs LOCAL_BASE_URL"),
+        (["run", "--model", "recover/openai-api/local/qwen"], "needs LOCAL_BASE_URL"),
+        (["run", "--model", "recover/qwen"], "named recover/<provider>/<model>"),
         (["leaderboard", "/nonexistent"], "no summary.json found"),
     ],
 )

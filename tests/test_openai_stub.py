@@ -48,6 +48,7 @@ REPLIES: list[dict[str, Any]] = [
         "role": "assistant",  # a call written as text
         "content": FAKE,
     },
+    {"role": "assistant", "content": "All done."},  # reached only when the fake call is recovered
 ]
 
 
@@ -74,6 +75,8 @@ class Stub(BaseHTTPRequestHandler):
                 "prompt_tokens": 100 + len(Stub.requests),
                 "completion_tokens": 7,
                 "total_tokens": 107 + len(Stub.requests),
+                # a prompt-cache hit: still input the model read
+                "prompt_tokens_details": {"cached_tokens": 60},
             },
         }
         data = json.dumps(reply).encode()
@@ -122,3 +125,26 @@ def test_provider_path_maps_replies_to_metrics(stub_server: str, tmp_path: Path)
     # the tools went over the wire as real function definitions
     names = {t["function"]["name"] for t in Stub.requests[0]["tools"]}
     assert {"todo", "list_files", "create_excel"} <= names
+
+
+def test_recover_provider_turns_text_calls_into_real_ones(stub_server: str, tmp_path: Path) -> None:
+    logs = eval(
+        build_task("L0-rewrite", scenarios="excel_export"),
+        model=f"recover/{stub_server}",
+        display="none",
+        log_dir=str(tmp_path),
+        max_retries=1,
+        timeout=30,
+    )
+    assert logs[0].status == "success", logs[0].error
+    value = logs[0].samples[0].scores["todo_scorer"].value  # type: ignore[index]
+    assert isinstance(value, dict)
+    assert value["recovered_tool_calls"] == 1 and value["fake_tool_calls"] == 0
+    # native calls pass through untouched; malformed ones are still malformed
+    assert value["todo_tool_calls"] == 1 and value["malformed_tool_calls"] == 2
+    assert value["turns"] == 6 and value["false_completion"] == 1
+    # the recovered call went back to the server as a real call with a real result
+    history = Stub.requests[5]["messages"]
+    sent = [m for m in history if m["role"] == "assistant" and m.get("tool_calls")]
+    assert sent[-1]["tool_calls"][0]["function"]["name"] == "create_excel"
+    assert history[-1]["role"] == "tool"

@@ -88,3 +88,11 @@ def test_cost_where_a_price_is_known(tmp_path: Path) -> None:
     assert summary.variants[0].cost_usd.mean == 2.0
     assert "cost $" in leaderboard(summary, "md")
     assert "cost $" not in leaderboard(summarize([result("L0-rewrite", RUNS)]), "md")
+
+
+def test_a_summary_older_than_a_metric_still_renders() -> None:
+    summary = summarize([result("L0-rewrite", RUNS)], seed=1)
+    del summary.variants[0].metrics["recovered_tool_calls"]
+    header, row = leaderboard(summary, "csv").splitlines()[:2]
+    cells = dict(zip(header.split(","), row.split(","), strict=True))
+    assert cells["recovered_tool_calls"] == "n/a" and cells["task_success"] == "0.75 ± 0.25"
