@@ -34,5 +34,6 @@ perf: $(STAMP)
 real-model: $(STAMP)
 	bash scripts/local_model.sh
 
+# committed summaries stay, only logs go; .local-llm keeps its 11-minute server build
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache results/runs
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache results/runs/*/logs

@@ -75,6 +75,8 @@ def _workspace_tool(
             result, ok = str(error), False
         except (TypeError, ValueError) as error:
             result, ok = f"bad arguments: {error}", False
+        except OSError as error:  # e.g. writing to a path that is a directory
+            result, ok = f"the file system refused: {error.strerror or error}", False
         episode.ledger.events.append(
             WorkspaceEvent(
                 turn=episode.turn,

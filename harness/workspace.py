@@ -112,7 +112,7 @@ class Workspace:
         else:
             raise WorkspaceError("give `rows` or set `from_workspace_files` to true.")
         if target.exists():
-            book = load_workbook(target)
+            book = _load_book(target, path)
             if sheet in book.sheetnames:
                 del book[sheet]
             worksheet = book.create_sheet(sheet)
@@ -138,11 +138,7 @@ class Workspace:
 
     # -- reading back (outcome checks) ------------------------------------------
     def xlsx(self, path: str) -> dict[str, list[list[str]]]:
-        target = self._existing(path)
-        try:
-            book = load_workbook(target, read_only=True)
-        except Exception as error:  # openpyxl raises many types for a corrupt file
-            raise WorkspaceError(f"'{path}' is not a valid .xlsx file: {error}") from error
+        book = _load_book(self._existing(path), path, read_only=True)
         sheets = {
             ws.title: [
                 ["" if cell is None else str(cell) for cell in row]
@@ -161,6 +157,13 @@ class Workspace:
         if not target.is_file():
             raise WorkspaceError(f"No such file: '{path}'.")
         return target
+
+
+def _load_book(target: Path, path: str, read_only: bool = False) -> Workbook:
+    try:
+        return load_workbook(target, read_only=read_only)
+    except Exception as error:  # openpyxl raises many types for a corrupt file
+        raise WorkspaceError(f"'{path}' is not a valid .xlsx file: {error}") from error
 
 
 def _table(rows: object) -> list[list[str]]:

@@ -58,6 +58,10 @@ def test_create_excel_writes_real_workbooks(ws: Workspace) -> None:
         ws.create_excel("out.csv", rows=[["a"]])
     with pytest.raises(WorkspaceError, match="give `rows`"):
         ws.create_excel("e.xlsx")
+    # a model once wrote text into an .xlsx path, then asked for a sheet in it
+    ws.write_file("text.xlsx", "file\na.txt\n")
+    with pytest.raises(WorkspaceError, match="not a valid .xlsx file"):
+        ws.create_excel("text.xlsx", rows=[["a"]])
 
 
 def test_write_csv_and_read_back(ws: Workspace) -> None:
@@ -75,5 +79,16 @@ def test_tool_errors_reach_the_model_and_are_recorded() -> None:
         event = driver.ledger.workspace_events[-1]
         assert (event.tool, event.ok) == ("write_file", False)
         assert not driver.episode.tracker.done
+    finally:
+        driver.close()
+
+
+def test_file_system_errors_are_tool_errors_not_crashes() -> None:
+    driver = Driver("L0", DOCS)
+    try:
+        driver.call("write_file", path="dir/x.txt", content="x")
+        reply = driver.call("write_file", path="dir", content="x")
+        assert reply.startswith("ERROR: the file system refused")
+        assert driver.ledger.workspace_events[-1].ok is False
     finally:
         driver.close()
