@@ -45,7 +45,8 @@ GGUF=$WORK/models/$ALIAS-q4_k_m.gguf
 OUT=${OUT:-results/runs/$ALIAS-llamaserver-$SETUP-e$EPOCHS-t$MAX_TURNS}
 
 make install >/dev/null
-.venv/bin/pip install --quiet -e '.[local]'  # gguf, to read the model header
+.venv/bin/python -c 'import gguf' 2>/dev/null \
+  || .venv/bin/pip install --quiet -e '.[local]'  # gguf, to read the model header
 
 if [ ! -x "$LLAMA_SERVER" ]; then
   echo "building llama-server from llama-cpp-python $LLAMA_VERSION's vendored llama.cpp (~11 min on 2 cores)"
