@@ -103,9 +103,13 @@ def find_calls(text: str, tool_names: set[str]) -> list[Found]:
 
 
 def recover(
-    message: ChatMessageAssistant, tools: list[ToolInfo], turn: int
+    message: ChatMessageAssistant, tools: list[ToolInfo], turn: int, cut_off: bool = False
 ) -> ChatMessageAssistant:
-    """The message with JSON-text calls made real; unchanged if it made real calls or none."""
+    """The message with JSON-text calls made real; unchanged if it made real calls or none.
+
+    `cut_off`: the reply hit the output token limit, which is then named in the error of a
+    call left incomplete, so the model can write a shorter one.
+    """
     if message.tool_calls or not tools:
         return message
     text = message.text
@@ -123,9 +127,7 @@ def recover(
             id=f"recovered-{turn}-{index}",
             function=call.function,
             arguments=call.arguments or {},
-            parse_error=None
-            if call.error is None
-            else f"{call.error}: {text[call.start : call.end][:200]}",
+            parse_error=None if call.error is None else _error(call, text, cut_off),
         )
         for index, call in enumerate(calls)
     ]
@@ -133,6 +135,15 @@ def recover(
     return message.model_copy(
         update={"content": rest, "tool_calls": tool_calls, "metadata": metadata}
     )
+
+
+def _error(call: Found, text: str, cut_off: bool) -> str:
+    if cut_off and call.end == len(text):
+        return (
+            "the reply hit the output token limit before this call was complete "
+            f"(write a shorter call): {text[call.start : call.start + 200]}"
+        )
+    return f"{call.error}: {text[call.start : call.end][:200]}"
 
 
 @modelapi(name="recover")
@@ -182,7 +193,7 @@ class RecoverModel(ModelAPI):
         if not output.choices:
             return output
         choice = output.choices[0]
-        fixed = recover(choice.message, tools, turn)
+        fixed = recover(choice.message, tools, turn, cut_off=choice.stop_reason == "max_tokens")
         if fixed is choice.message:
             return output
         stop = "tool_calls" if fixed.tool_calls else choice.stop_reason

@@ -5,7 +5,7 @@
 #
 #   bash scripts/local_model.sh                      # 0.5B, headline variants, 4 scenarios, 1 epoch
 #   MODEL=1.5b bash scripts/local_model.sh           # Qwen2.5-Coder-1.5B-Instruct instead
-#   SETUP=native EPOCHS=3 SCENARIOS=all bash scripts/local_model.sh
+#   SETUP=native EPOCHS=3 SCENARIOS=all MAX_TOKENS=1024 bash scripts/local_model.sh
 #   SERVE_ONLY=1 bash scripts/local_model.sh         # build + assemble + serve; Ctrl-C stops it
 #
 # SETUP picks how tool calls travel (README "Real models offline" has what each gave):
@@ -23,6 +23,9 @@ VARIANTS=${VARIANTS:-headline}
 SCENARIOS=${SCENARIOS:-excel_export,rename_chain,main_and_test,compaction}
 EPOCHS=${EPOCHS:-1}
 MAX_TURNS=${MAX_TURNS:-8}  # 5-40 s a turn on 2 cores; the gate otherwise nudges for 20-60 turns
+# bounds a runaway reply (the 0.5B once wrote 17 calls in one); a 12-item todo list written as
+# pretty-printed JSON needs more than 512, so raise it for long-list scenarios
+MAX_TOKENS=${MAX_TOKENS:-512}
 LLAMA_VERSION=0.3.36       # llama-cpp-python release whose vendored llama.cpp we build
 WORK=.local-llm
 LLAMA_SERVER=${LLAMA_SERVER:-$WORK/build/bin/llama-server}
@@ -103,4 +106,4 @@ if [ -n "${SERVE_ONLY:-}" ]; then
 fi
 .venv/bin/todo-bench run "${SPEC[@]}" \
   --variants "$VARIANTS" --scenarios "$SCENARIOS" --epochs "$EPOCHS" --out "$OUT" \
-  --max-turns "$MAX_TURNS" --workers 1 --max-retries 2 --timeout 600 --max-tokens 512
+  --max-turns "$MAX_TURNS" --workers 1 --max-retries 2 --timeout 600 --max-tokens "$MAX_TOKENS"

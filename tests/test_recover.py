@@ -73,3 +73,12 @@ def test_native_calls_and_toolless_requests_are_left_alone() -> None:
     assert recover(native, TOOLS, 1) is native
     plain = ChatMessageAssistant(content='{"name": "list_files", "arguments": {}}')
     assert recover(plain, [], 1) is plain
+
+
+def test_a_call_cut_off_by_the_token_limit_says_so() -> None:
+    text = '{"name": "list_files", "arguments": {"path": "a'
+    cut = recover(ChatMessageAssistant(content=text), TOOLS, 2, cut_off=True).tool_calls
+    whole = recover(ChatMessageAssistant(content=text), TOOLS, 2).tool_calls
+    assert cut and whole and cut[0].parse_error and whole[0].parse_error
+    assert "output token limit" in cut[0].parse_error
+    assert "output token limit" not in whole[0].parse_error
