@@ -74,8 +74,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_one_scenario_end_to_end(server: str, tmp_path: Path) -> None:
     logs = eval(
-        build_task("L0-rewrite", scenarios="excel_export"),
+        # bounded like scripts/local_model.sh: a few minutes on 2 cores
+        build_task("L0-rewrite", scenarios="excel_export", max_turns=4),
         model=server,
+        max_tokens=512,
         display="none",
         log_dir=str(tmp_path),
         max_retries=1,
