@@ -72,7 +72,7 @@ def _check_model(model: str) -> None:
     """Fail fast, before any sample starts, when a provider obviously cannot work."""
     provider = model.split("/", 1)[0]
     if provider == "recover":
-        inner = model.split("/", 1)[1] if "/" in model else ""
+        inner = model.partition("/")[2]
         if "/" not in inner:
             raise UsageError("recover models are named recover/<provider>/<model>")
         return _check_model(inner)
