@@ -28,7 +28,8 @@ class Workspace:
     def create(cls, scenario: Scenario) -> Workspace:
         root = Path(tempfile.mkdtemp(prefix=f"todo-bench-{scenario.id}-"))
         workspace = cls(root)
-        for spec in scenario.files:
+        # literal and generated inputs alike: a scenario whose inputs are missing is unsolvable
+        for spec in scenario.all_files():
             target = workspace.resolve(spec.path)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(spec.content, encoding="utf-8")

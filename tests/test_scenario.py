@@ -130,3 +130,26 @@ def test_task_can_cap_every_turn_budget() -> None:
     task = build_task("L0-rewrite", max_turns=3)
     budgets = [s.metadata["scenario"]["max_turns"] for s in task.dataset if s.metadata]
     assert len(budgets) == len(SCENARIOS) and max(budgets) == 3
+
+
+@pytest.mark.parametrize("scenario_id", IDS)
+def test_workspace_holds_exactly_the_declared_files(scenario_id: str) -> None:
+    scenario = next(s for s in SCENARIOS if s.id == scenario_id)
+    workspace = Workspace.create(scenario)
+    try:
+        declared = {f.path: f.content for f in scenario.all_files()}
+        assert workspace.files() == sorted(declared)
+        for path, content in declared.items():
+            assert (workspace.root / path).read_text(encoding="utf-8") == content
+    finally:
+        workspace.cleanup()
+
+
+def test_generated_inputs_are_written() -> None:
+    scenario = next(s for s in SCENARIOS if s.id == "long_list")
+    workspace = Workspace.create(scenario)
+    try:
+        assert workspace.read_file("notes/note_01.txt") == "note 1\n"
+        assert len(workspace.files()) == 15
+    finally:
+        workspace.cleanup()
