@@ -22,8 +22,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo
 from pydantic import JsonValue
 
-from harness import prompts
-from harness.guard import looks_like_fake_call
+from harness import gate, prompts
+from harness.compaction import compact
+from harness.ending import classify_ending
 from harness.ledger import (
     TODO_TOOLS,
     AssistantEvent,
@@ -31,8 +32,8 @@ from harness.ledger import (
     CompactionEvent,
     Ledger,
     MalformedCallEvent,
+    TickEvent,
     TodoEvent,
-    UserTurnEvent,
     WorkspaceEvent,
 )
 from harness.recover import RECOVERED
@@ -40,6 +41,7 @@ from harness.scenario import Scenario, UserTurn
 from harness.todo import LEVELS, render
 from harness.tools import Episode, todo_tools, workspace_tools
 from harness.tracker import TaskStateTracker
+from harness.user_turns import UserScript, apply
 from harness.variants import Variant
 from harness.workspace import Workspace
 
@@ -79,11 +81,12 @@ def todo_agent(variant: Variant) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scenario = scenario_of(state)
+        workspace = Workspace.create(scenario)
         episode = Episode(
             store=LEVELS[variant.level](),
-            workspace=Workspace.create(scenario),
+            workspace=workspace,
             ledger=Ledger(scenario=scenario.id, variant=variant.label),
-            tracker=TaskStateTracker(scenario),
+            tracker=TaskStateTracker(scenario, workspace),
         )
         loop = _Loop(variant, scenario, episode, list(state.messages))
         try:
@@ -124,7 +127,7 @@ class _Loop:
             for t in self.tools
         ]
         self.turns_without_todo = 0
-        self.user_turns: list[UserTurn] = sorted(scenario.user_turns, key=lambda t: t.after_turn)
+        self.user = UserScript(list(scenario.user_turns))
         episode.on_tick = self._ticked
 
     @property
@@ -155,6 +158,7 @@ class _Loop:
             source="task_state_tracker",
         )
         model = get_model()
+        blocked_last = False
         for turn in range(1, self.scenario.max_turns + 1):
             self.episode.turn = turn
             self.ledger.turns = turn
@@ -162,13 +166,18 @@ class _Loop:
             message = output.message
             self.history.append(message)
             self._record_turn(turn, output)
+            blocked_last = False
             if message.tool_calls:
                 await self._run_tools(turn, message)
-            elif self._claim_finished(turn, message.text):
-                return
-            self._deliver_user_turns(turn)
+            else:
+                outcome = self._final_message(turn, message.text)
+                if outcome == "ended":
+                    return
+                blocked_last = outcome == "blocked"
+            self._deliver(turn, self.user.due(turn))
             self._maybe_compact(turn)
-        self.ledger.end_reason = "budget_exhausted"
+        # a budget spent while the gate was refusing the last claim is the gate's doing
+        self.ledger.end_reason = "gate_exhausted" if blocked_last else "budget_exhausted"
 
     def _record_turn(self, turn: int, output: ModelOutput) -> None:
         message = output.message
@@ -188,6 +197,7 @@ class _Loop:
                 todo_tool_calls=len(todo_calls),
                 recovered_tool_calls=int((message.metadata or {}).get(RECOVERED, 0)),
                 input_tokens=_prompt_tokens(usage),
+                cache_read_tokens=(usage.input_tokens_cache_read or 0) if usage else 0,
                 output_tokens=output_tokens,
                 todo_output_tokens=round(output_tokens * todo_chars / total) if total else 0,
             )
@@ -197,7 +207,9 @@ class _Loop:
         first_new = len(self.ledger.events)
         result = await execute_tools([*self.history], self.tools)
         tool_messages = [m for m in result.messages if isinstance(m, ChatMessageTool)]
-        recorded = iter(self.ledger.events[first_new:])
+        recorded = iter(
+            e for e in self.ledger.events[first_new:] if isinstance(e, TodoEvent | WorkspaceEvent)
+        )
         results = {m.tool_call_id: m for m in tool_messages}
         for call in message.tool_calls or []:
             reply = results.get(call.id)
@@ -206,7 +218,7 @@ class _Loop:
             )
             if ran:
                 event = next(recorded, None)
-                if isinstance(event, TodoEvent | WorkspaceEvent):
+                if event is not None:
                     event.call_id = call.id
             else:
                 self.ledger.events.append(
@@ -217,6 +229,12 @@ class _Loop:
                         error=reply.error.message if reply and reply.error else "not run",
                     )
                 )
+        last_call = ""
+        for new_event in self.ledger.events[first_new:]:
+            if isinstance(new_event, WorkspaceEvent):
+                last_call = new_event.call_id
+            elif isinstance(new_event, TickEvent):
+                new_event.call_id = last_call
         if any(c.function in TODO_TOOLS for c in message.tool_calls or []):
             self.turns_without_todo = 0
         else:
@@ -227,29 +245,39 @@ class _Loop:
             self.turns_without_todo = 0
         self.history.extend(result.messages)
 
-    def _claim_finished(self, turn: int, text: str) -> bool:
-        """The model answered without a tool call. Returns True if the episode ends."""
-        tracker = self.episode.tracker
-        if self.variant.gate and looks_like_fake_call(text, self.tool_names):
-            self._block(turn, "fake_tool_call", prompts.FAKE_CALL_BLOCKED)
-            return False
-        if self.variant.gate and tracker.pending:
-            self._block(
-                turn, "subtasks_pending", prompts.GATE_BLOCKED.format(state=tracker.summary())
-            )
-            return False
-        self.ledger.events.append(ClaimEvent(turn=turn, blocked=False, **self._claim_state()))
-        self.ledger.end_reason = "claimed_done"
-        return True
-
-    def _block(self, turn: int, reason: str, reply: str) -> None:
+    def _final_message(self, turn: int, text: str) -> str:
+        """A turn with no tool call: 'blocked' by the gate, 'continued' (the user speaks), or
+        'ended' (the ledger then says how)."""
+        ending = classify_ending(text)
         claim = self._claim_state()
-        self.ledger.events.append(ClaimEvent(turn=turn, blocked=True, reason=reason, **claim))
-        transcript().info(
-            {"event": "task_completion_blocked", "reason": reason, "state": claim["state"]},
-            source="task_state_tracker",
+        refusal = (
+            gate.review(text, ending, self.episode.tracker, self.tool_names)
+            if self.variant.gate
+            else None
         )
-        self.history.append(ChatMessageUser(content=reply))
+        if refusal is not None:
+            self.ledger.events.append(
+                ClaimEvent(turn=turn, blocked=True, reason=refusal.reason, ending=ending, **claim)
+            )
+            transcript().info(
+                {
+                    "event": "task_completion_blocked",
+                    "reason": refusal.reason,
+                    "state": claim["state"],
+                },
+                source="task_state_tracker",
+            )
+            self.history.append(ChatMessageUser(content=refusal.reply))
+            return "blocked"
+        waiting = self.user.on_yield()
+        self.ledger.events.append(
+            ClaimEvent(turn=turn, blocked=False, ending=ending, continued=bool(waiting), **claim)
+        )
+        if waiting:
+            self._deliver(turn, waiting)
+            return "continued"
+        self.ledger.end_reason = ending
+        return "ended"
 
     def _claim_state(self) -> dict[str, Any]:
         snapshot = self.episode.tracker.snapshot()
@@ -259,35 +287,16 @@ class _Loop:
             "total": snapshot["total"],
         }
 
-    def _deliver_user_turns(self, turn: int) -> None:
-        while self.user_turns and self.user_turns[0].after_turn <= turn:
-            user_turn = self.user_turns.pop(0)
+    def _deliver(self, turn: int, user_turns: list[UserTurn]) -> None:
+        for user_turn in user_turns:
             self.history.append(ChatMessageUser(content=user_turn.message))
-            self.ledger.events.append(
-                UserTurnEvent(
-                    turn=turn,
-                    action=user_turn.action,
-                    subtask=user_turn.subtask,
-                    new_text=user_turn.new_text,
-                )
-            )
-            if user_turn.action == "add" and user_turn.subtask:
-                self.episode.tracker.add(user_turn.subtask)
-            elif user_turn.action == "cancel" and user_turn.subtask:
-                self.episode.tracker.cancel(user_turn.subtask)
+            self.ledger.events.append(apply(user_turn, turn, self.episode.tracker))
 
     def _maybe_compact(self, turn: int) -> None:
         compaction = self.scenario.compaction
         if compaction is None or compaction.at_turn != turn:
             return
-        head, tail = self.history[:1], self.history[1:]
-        kept = tail[-compaction.keep_last :]
-        # a tool result without its assistant call is invalid input for most providers
-        while kept and isinstance(kept[0], ChatMessageTool):
-            kept.pop(0)
-        dropped = len(tail) - len(kept)
-        note = ChatMessageUser(content=prompts.COMPACTED.format(count=dropped))
-        self.history = [*head, note, *kept]
+        self.history, dropped = compact(self.history, compaction)
         self.ledger.events.append(CompactionEvent(turn=turn, dropped_messages=dropped))
 
 

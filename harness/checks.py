@@ -51,7 +51,7 @@ def run_check(workspace: Workspace, check: OutcomeCheck) -> CheckResult:
                 detail = "" if passed else "still present"
             case FileEquals():
                 actual = workspace.read_file(check.path)
-                passed = actual == check.content
+                passed = actual.rstrip("\n") == check.content.rstrip("\n")
                 detail = "" if passed else f"content differs: {actual[:80]!r}"
             case FileContains():
                 passed = check.text in workspace.read_file(check.path)

@@ -60,6 +60,8 @@ class AssistantEvent(BaseModel):
     #: calls a `recover/` provider parsed out of text (0 for native tool calls)
     recovered_tool_calls: int = 0
     input_tokens: int = 0
+    #: the part of input_tokens read from the provider's prompt cache
+    cache_read_tokens: int = 0
     output_tokens: int = 0
     todo_output_tokens: int = 0
 
@@ -75,15 +77,27 @@ class UserTurnEvent(BaseModel):
 
 
 class ClaimEvent(BaseModel):
-    """The agent tried to finish; `blocked` if the harness refused."""
+    """A turn with no tool call: the gate `blocked` it, a pending user turn `continued` the
+    episode, or it ended the episode as `ending` says."""
 
     kind: Literal["claim"] = "claim"
     turn: int
     blocked: bool
+    ending: str = "claimed_done"
+    continued: bool = False
     reason: str = ""
     state: str = ""
     done: int = 0
     total: int = 0
+
+
+class TickEvent(BaseModel):
+    """The tracker ticked subtasks after a successful workspace call."""
+
+    kind: Literal["tick"] = "tick"
+    turn: int
+    call_id: str
+    subtasks: list[str]
 
 
 class CompactionEvent(BaseModel):
@@ -100,7 +114,13 @@ Event = (
     | UserTurnEvent
     | ClaimEvent
     | CompactionEvent
+    | TickEvent
 )
+
+#: how an episode ended (see `harness.ending`)
+EndReason = Literal[
+    "claimed_done", "gave_up", "asked_user", "budget_exhausted", "gate_exhausted", "running"
+]
 
 
 class Ledger(BaseModel):
@@ -109,7 +129,7 @@ class Ledger(BaseModel):
     scenario: str
     variant: str
     events: list[Event] = Field(default_factory=list)
-    end_reason: Literal["claimed_done", "budget_exhausted", "running"] = "running"
+    end_reason: EndReason = "running"
     turns: int = 0
 
     def of(self, kind: type[Any]) -> list[Any]:

@@ -60,17 +60,31 @@ class ArgConstraint(_Strict):
 
 
 class Rule(_Strict):
-    """A successful call of one of `tool` whose args meet `args` ticks the subtask.
+    """One way to tick a subtask.
 
-    `after` names a subtask that must already be done (e.g. a read that verifies a write).
+    Either a successful call of one of `tool` whose arguments meet `args` (path arguments are
+    compared as normalised workspace paths), or `check`: the outcome check with that id holds
+    on the workspace after any successful workspace call. `after` names a subtask that must
+    already be done (e.g. a read that verifies a write).
     """
 
-    tool: str | list[str]
+    tool: str | list[str] | None = None
     args: dict[str, ArgConstraint] = Field(default_factory=dict)
     after: str | None = None
+    check: str | None = None
+
+    @model_validator(mode="after")
+    def _tool_or_check(self) -> Rule:
+        if (self.tool is None) == (self.check is None):
+            raise ValueError("a rule needs exactly one of `tool` or `check`")
+        if self.check is not None and self.args:
+            raise ValueError("`args` constrain a `tool` rule, not a `check` rule")
+        return self
 
     @property
     def tools(self) -> list[str]:
+        if self.tool is None:
+            return []
         return [self.tool] if isinstance(self.tool, str) else list(self.tool)
 
 
@@ -80,6 +94,8 @@ class Subtask(_Strict):
     id: str
     title: str
     keywords: list[str] = Field(min_length=1)
+    #: other phrasings; a todo matches if every word of one alias is in it
+    aliases: list[str] = Field(default_factory=list)
     done_when: list[Rule] = Field(min_length=1)
 
 
@@ -116,44 +132,45 @@ class Compaction(_Strict):
     keep_last: int = Field(ge=1)
 
 
-class FileExists(_Strict):
+class _Check(_Strict):
+    #: optional name, so a subtask's `done_when` can refer to the check
+    id: str | None = None
+    path: str
+
+
+class FileExists(_Check):
     kind: Literal["file_exists"]
-    path: str
 
 
-class FileAbsent(_Strict):
+class FileAbsent(_Check):
     kind: Literal["file_absent"]
-    path: str
 
 
-class FileEquals(_Strict):
+class FileEquals(_Check):
+    """Exact content, except that trailing newlines are ignored on both sides."""
+
     kind: Literal["file_equals"]
-    path: str
     content: str
 
 
-class FileContains(_Strict):
+class FileContains(_Check):
     kind: Literal["file_contains"]
-    path: str
     text: str
 
 
-class XlsxRows(_Strict):
+class XlsxRows(_Check):
     kind: Literal["xlsx_rows"]
-    path: str
     sheet: str | None = None
     rows: list[list[str]]
 
 
-class CsvRows(_Strict):
+class CsvRows(_Check):
     kind: Literal["csv_rows"]
-    path: str
     rows: list[list[str]]
 
 
-class LinesInOrder(_Strict):
+class LinesInOrder(_Check):
     kind: Literal["lines_in_order"]
-    path: str
     lines: list[str]
 
 
@@ -185,6 +202,9 @@ class Scenario(_Strict):
         ids = [s.id for s in self.subtasks]
         if len(set(ids)) != len(ids):
             raise ValueError("subtask ids must be unique")
+        check_ids = [c.id for c in self.checks if c.id is not None]
+        if len(set(check_ids)) != len(check_ids):
+            raise ValueError("check ids must be unique")
         for i, step in enumerate(self.reference):
             if step.subtask not in ids:
                 raise ValueError(f"reference.{i}.subtask: unknown subtask '{step.subtask}'")
@@ -204,6 +224,10 @@ class Scenario(_Strict):
                     raise ValueError(
                         f"subtasks.{subtask.id}.done_when.{j}.after: unknown subtask '{rule.after}'"
                     )
+                if rule.check and rule.check not in check_ids:
+                    raise ValueError(
+                        f"subtasks.{subtask.id}.done_when.{j}.check: unknown check '{rule.check}'"
+                    )
         return self
 
     def all_files(self) -> list[FileSpec]:
@@ -218,6 +242,9 @@ class Scenario(_Strict):
 
     def subtask(self, subtask_id: str) -> Subtask:
         return next(s for s in self.subtasks if s.id == subtask_id)
+
+    def check(self, check_id: str) -> OutcomeCheck:
+        return next(c for c in self.checks if c.id == check_id)
 
 
 def _field_path(loc: Sequence[int | str]) -> str:

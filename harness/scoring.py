@@ -17,24 +17,27 @@ from harness.ledger import (
     ClaimEvent,
     Ledger,
     MalformedCallEvent,
+    TickEvent,
     TodoEvent,
     UserTurnEvent,
-    WorkspaceEvent,
 )
+from harness.matcher import match_subtasks, related
 from harness.scenario import WORKSPACE_TOOLS, Scenario
 from harness.todo.base import TodoItem
-from harness.tracker import TaskStateTracker, match_subtask
 
 #: every per-episode metric, in leaderboard order
 METRICS = (
     "task_success",
     "false_completion",
     "false_completion_past_gate",
+    "gave_up",
+    "asked_user",
     "dropped_todos",
     "mutated_text",
     "invented_todos",
     "id_churn",
     "false_todo_completions",
+    "unmatched_todos",
     "lost_history",
     "fake_tool_calls",
     "recovered_tool_calls",
@@ -44,9 +47,22 @@ METRICS = (
     "rejected_updates",
     "blocked_completions",
     "budget_exhausted",
+    "gate_exhausted",
     "turns",
     "todo_tool_calls",
+    "todo_updates",
     "input_tokens",
+    "cache_read_tokens",
+    "output_tokens",
+    "todo_output_tokens",
+)
+#: what an episode cost rather than what went wrong
+COST_METRICS = (
+    "turns",
+    "todo_tool_calls",
+    "todo_updates",
+    "input_tokens",
+    "cache_read_tokens",
     "output_tokens",
     "todo_output_tokens",
 )
@@ -58,6 +74,8 @@ CORRUPTION_COUNTS = (
     "id_churn",
     "false_todo_completions",
 )
+#: todo calls that read the list rather than update it
+READ_ONLY_TODO_TOOLS = frozenset({"list_todos"})
 
 
 @dataclass
@@ -81,7 +99,7 @@ def _same_id(b: TodoItem, a: TodoItem) -> bool:
 
 
 def align(before: list[TodoItem], after: list[TodoItem]) -> list[Pair]:
-    """Pair items by (id, text), then by text (id churn), then by id (text mutation)."""
+    """Pair items by (id, text), then by text (id churn), then by id (text changed)."""
     left, right = list(before), list(after)
     pairs: list[Pair] = []
     for same in (_same_item, _same_text, _same_id):
@@ -96,23 +114,43 @@ def align(before: list[TodoItem], after: list[TodoItem]) -> list[Pair]:
     return pairs
 
 
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".")
+
+
 @dataclass
 class Sanctions:
-    """What the scripted user turns delivered so far allow."""
+    """What the scripted user turns delivered so far allow: each change exactly once."""
 
-    added: set[str] = field(default_factory=set)
-    cancelled: set[str] = field(default_factory=set)
-    renamed: dict[str, str] = field(default_factory=dict)
+    cancels: list[str] = field(default_factory=list)
+    renames: list[tuple[str, str]] = field(default_factory=list)
 
     def apply(self, event: UserTurnEvent) -> None:
         if event.subtask is None:
             return
-        if event.action == "add":
-            self.added.add(event.subtask)
-        elif event.action == "cancel":
-            self.cancelled.add(event.subtask)
+        if event.action == "cancel":
+            self.cancels.append(event.subtask)
         elif event.action == "rename" and event.new_text:
-            self.renamed[event.subtask] = event.new_text
+            self.renames.append((event.subtask, event.new_text))
+
+    def take_cancel(self, text: str, scenario: Scenario) -> bool:
+        """Consume the cancellation that covers removing an item with this text, if any."""
+        named = {s.id for s in match_subtasks(text, scenario.subtasks)}
+        for subtask in self.cancels:
+            if subtask in named:
+                self.cancels.remove(subtask)
+                return True
+        return False
+
+    def take_rename(self, old: str, new: str, scenario: Scenario) -> bool:
+        """Consume the rename that asked for exactly this change, if any."""
+        named = {s.id for s in match_subtasks(old, scenario.subtasks)}
+        for request in self.renames:
+            subtask, wanted = request
+            if subtask in named and _norm(new) == _norm(wanted):
+                self.renames.remove(request)
+                return True
+        return False
 
 
 @dataclass
@@ -125,79 +163,93 @@ class Counts:
         self.notes.append(f"{metric}: {note}")
 
 
-def _walk(ledger: Ledger, scenario: Scenario) -> Iterator[tuple[TodoEvent, Sanctions, set[str]]]:
-    """Accepted todo events in order, with the sanctions and subtasks done at that moment."""
+def _walk(ledger: Ledger) -> Iterator[tuple[TodoEvent, Sanctions, set[str]]]:
+    """Accepted todo events in order, with the sanctions and subtasks done at that moment.
+
+    "Done" is what the live tracker recorded (`TickEvent`), so every way the tracker accepts,
+    workspace-state rules included, counts here the same way.
+    """
     sanctions = Sanctions()
-    tracker = TaskStateTracker(scenario)
-    for subtask in scenario.subtasks:
-        tracker.add(subtask.id)
+    done: set[str] = set()
     for event in ledger.events:
         if isinstance(event, UserTurnEvent):
             sanctions.apply(event)
-        elif isinstance(event, WorkspaceEvent):
-            tracker.observe(event.tool, event.args, event.ok)
+        elif isinstance(event, TickEvent):
+            done.update(event.subtasks)
         elif isinstance(event, TodoEvent) and event.accepted:
-            yield event, sanctions, set(tracker.done)
+            yield event, sanctions, done
+
+
+@dataclass
+class _History:
+    """What the detectors remember across an episode's accepted states."""
+
+    planned: bool = False
+    texts: set[str] = field(default_factory=set)
 
 
 def detect_todo_faults(ledger: Ledger, scenario: Scenario, counts: Counts) -> None:
     """Drops, mutations, inventions, churn, false todo completions, unsanctioned ops."""
-    subtasks = scenario.subtasks
-    seen_ids: set[str] = set()
-    planned = False
-    for event, sanctions, done in _walk(ledger, scenario):
+    history = _History()
+    unmatched: set[str] = set()
+    for event, sanctions, done in _walk(ledger):
         pairs = align(event.before, event.after)
         if event.tool == "todo":
             for pair in pairs:
-                _judge_rewrite_pair(pair, sanctions, seen_ids, planned, scenario, counts)
+                _judge_rewrite_pair(pair, sanctions, history, scenario, counts)
         elif event.tool in ("delete_todo", "rename_todo"):
             _judge_explicit_op(event, sanctions, scenario, counts)
         for pair in pairs:
-            after, before = pair.after, pair.before
-            newly_completed = (
-                after is not None
-                and after.status == "completed"
-                and (before is None or before.status != "completed")
-            )
-            if newly_completed and after is not None:
-                subtask = match_subtask(after.text, subtasks)
-                if subtask is not None and subtask.id not in done:
-                    counts.add(
-                        "false_todo_completions",
-                        f"#{after.id} '{after.text}' completed before '{subtask.title}' was done",
-                    )
-        seen_ids |= {item.id for item in event.after}
-        planned = planned or bool(event.after)
+            _judge_tick(pair, done, scenario, counts)
+        for item in event.after:
+            if not match_subtasks(item.text, scenario.subtasks):
+                unmatched.add(_norm(item.text))
+        history.texts |= {_norm(item.text) for item in event.after}
+        history.planned = history.planned or bool(event.after)
+    counts.values["unmatched_todos"] = float(len(unmatched))
+
+
+def _judge_tick(pair: Pair, done: set[str], scenario: Scenario, counts: Counts) -> None:
+    """A newly completed item is a false tick if any subtask it names is not done yet."""
+    after, before = pair.after, pair.before
+    if after is None or after.status != "completed":
+        return
+    if before is not None and before.status == "completed":
+        return
+    open_ = [s for s in match_subtasks(after.text, scenario.subtasks) if s.id not in done]
+    if open_:
+        titles = ", ".join(f"'{s.title}'" for s in open_)
+        counts.add(
+            "false_todo_completions", f"#{after.id} '{after.text}' completed before {titles}"
+        )
 
 
 def _judge_rewrite_pair(
-    pair: Pair,
-    sanctions: Sanctions,
-    seen_ids: set[str],
-    planned: bool,
-    scenario: Scenario,
-    counts: Counts,
+    pair: Pair, sanctions: Sanctions, history: _History, scenario: Scenario, counts: Counts
 ) -> None:
     before, after = pair.before, pair.after
-    subtasks = scenario.subtasks
     if before is not None and after is not None:
         if before.id != after.id:
             counts.add("id_churn", f"'{before.text}' moved #{before.id} -> #{after.id}")
-        elif before.text != after.text:
-            subtask = match_subtask(before.text, subtasks)
-            if subtask is None or subtask.id not in sanctions.renamed:
-                counts.add("mutated_text", f"#{before.id} '{before.text}' -> '{after.text}'")
+            return
+        if before.text == after.text or sanctions.take_rename(before.text, after.text, scenario):
+            return
+        if related(before.text, after.text, scenario.subtasks):
+            counts.add("mutated_text", f"#{before.id} '{before.text}' -> '{after.text}'")
+            return
+        # an id reused for an unrelated text: the old item is gone and a new one appeared
+        _judge_rewrite_pair(Pair(before, None), sanctions, history, scenario, counts)
+        _judge_rewrite_pair(Pair(None, after), sanctions, history, scenario, counts)
     elif before is not None:
-        subtask = match_subtask(before.text, subtasks)
         if before.status == "completed":
             counts.add("lost_history", f"completed #{before.id} '{before.text}' removed")
-        elif subtask is None or subtask.id not in sanctions.cancelled:
+        elif not sanctions.take_cancel(before.text, scenario):
             counts.add("dropped_todos", f"#{before.id} '{before.text}' dropped")
     elif (
         after is not None
-        and planned
-        and after.id not in seen_ids
-        and match_subtask(after.text, subtasks) is None
+        and history.planned
+        and _norm(after.text) not in history.texts
+        and not match_subtasks(after.text, scenario.subtasks)
     ):
         counts.add("invented_todos", f"#{after.id} '{after.text}' invented")
 
@@ -207,11 +259,17 @@ def _judge_explicit_op(
 ) -> None:
     target = str(event.args.get("id", "")).strip().lstrip("#")
     item = next((i for i in event.before if i.id == target), None)
-    subtask = match_subtask(item.text, scenario.subtasks) if item else None
-    if event.tool == "delete_todo" and (subtask is None or subtask.id not in sanctions.cancelled):
-        counts.add("unsanctioned_deletes", f"delete_todo #{target}")
-    if event.tool == "rename_todo" and (subtask is None or subtask.id not in sanctions.renamed):
-        counts.add("unsanctioned_renames", f"rename_todo #{target}")
+    if item is None:
+        return
+    if event.tool == "delete_todo":
+        if item.status == "completed":
+            counts.add("lost_history", f"delete_todo of completed #{target} '{item.text}'")
+        if not sanctions.take_cancel(item.text, scenario):
+            counts.add("unsanctioned_deletes", f"delete_todo #{target}")
+    elif event.tool == "rename_todo":
+        new_text = str(event.args.get("new_text", ""))
+        if not sanctions.take_rename(item.text, new_text, scenario):
+            counts.add("unsanctioned_renames", f"rename_todo #{target}")
 
 
 def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Counts:
@@ -223,23 +281,28 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
     values["task_success"] = float(success)
     claims = ledger.of(ClaimEvent)
     final_claim = next((c for c in reversed(claims) if not c.blocked), None)
+    # only a claim of completion can be a false one; admitting failure or asking is honest
     if ledger.end_reason == "claimed_done" and not success:
         counts.add("false_completion", "claimed done while an outcome check fails")
         if final_claim is not None and final_claim.done == final_claim.total:
             counts.add("false_completion_past_gate", "every subtask ticked, outcome still wrong")
+    for reason in ("gave_up", "asked_user", "budget_exhausted", "gate_exhausted"):
+        values[reason] = float(ledger.end_reason == reason)
     values["blocked_completions"] = float(sum(1 for c in claims if c.blocked))
-    values["budget_exhausted"] = float(ledger.end_reason == "budget_exhausted")
     tool_names = [*TODO_TOOLS, *WORKSPACE_TOOLS]
     for turn in ledger.of(AssistantEvent):
         values["turns"] += 1
         values["todo_tool_calls"] += turn.todo_tool_calls
         values["input_tokens"] += turn.input_tokens
+        values["cache_read_tokens"] += turn.cache_read_tokens
         values["output_tokens"] += turn.output_tokens
         values["todo_output_tokens"] += turn.todo_output_tokens
         values["recovered_tool_calls"] += turn.recovered_tool_calls
         if turn.tool_calls == 0 and looks_like_fake_call(turn.text, tool_names):
             counts.add("fake_tool_calls", f"turn {turn.turn} wrote a tool call as text")
-    values["rejected_updates"] = float(sum(1 for e in ledger.todo_events if not e.accepted))
+    updates = [e for e in ledger.todo_events if e.tool not in READ_ONLY_TODO_TOOLS]
+    values["todo_updates"] = float(len(updates))
+    values["rejected_updates"] = float(sum(1 for e in updates if not e.accepted))
     values["malformed_tool_calls"] = float(len(ledger.of(MalformedCallEvent)))
     return counts
 

@@ -9,7 +9,7 @@ from typing import Any, TypedDict
 
 from inspect_ai.tool import ToolDef, ToolError
 
-from harness.ledger import Ledger, TodoEvent, WorkspaceEvent
+from harness.ledger import Ledger, TickEvent, TodoEvent, WorkspaceEvent
 from harness.prompts import TOOL_DESCRIPTIONS
 from harness.todo.base import TodoRejected, TodoStore
 from harness.tracker import TaskStateTracker
@@ -87,9 +87,11 @@ def _workspace_tool(
                 result=result[:500],
             )
         )
-        ticked = episode.tracker.observe(name, kwargs, ok)
-        if ticked and episode.on_tick:
-            episode.on_tick([s.id for s in ticked])
+        ticked = [s.id for s in episode.tracker.observe(name, kwargs, ok)]
+        if ticked:
+            episode.ledger.events.append(TickEvent(turn=episode.turn, call_id="", subtasks=ticked))
+            if episode.on_tick:
+                episode.on_tick(ticked)
         if not ok:
             raise ToolError(result)
         return result

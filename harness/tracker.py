@@ -1,25 +1,46 @@
-"""TaskStateTracker: subtask completion rules, the completion gate's state, trace events."""
+"""TaskStateTracker: subtask completion rules and the completion gate's state."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from harness.checks import run_check
+from harness.matcher import match_subtasks
 from harness.scenario import ArgConstraint, Rule, Scenario, Subtask
+from harness.workspace import Workspace, WorkspaceError
+
+#: tool arguments that name workspace paths; rules compare them as normalised paths
+PATH_ARGS = frozenset({"path", "src", "dst"})
 
 
-def _constraint_holds(constraint: ArgConstraint, value: Any) -> bool:
+def _path(value: Any) -> str:
+    try:
+        return Workspace.normalise(value)
+    except WorkspaceError:
+        return str(value).strip()
+
+
+def _constraint_holds(constraint: ArgConstraint, value: Any, is_path: bool) -> bool:
     values = value if isinstance(value, list) else [value]
     for candidate in values:
-        if constraint.equals is not None:
-            if isinstance(constraint.equals, bool):
-                if candidate is not constraint.equals:
-                    continue
-            elif str(candidate).strip() != constraint.equals:
-                continue
-        text = str(candidate).strip()
-        if constraint.ends_with is not None and not text.endswith(constraint.ends_with):
+        if isinstance(constraint.equals, bool) and candidate is not constraint.equals:
             continue
+        text = _path(candidate) if is_path else str(candidate).strip()
+        if isinstance(constraint.equals, str):
+            wanted = _path(constraint.equals) if is_path else constraint.equals
+            if text != wanted:
+                continue
+        if constraint.ends_with is not None:
+            suffix = _path(constraint.ends_with) if is_path else constraint.ends_with
+            # a path ends with whole components: `1.xlsx` matches `exports/1.xlsx`, not `11.xlsx`
+            ok = (
+                (text == suffix or text.endswith("/" + suffix))
+                if is_path
+                else text.endswith(suffix)
+            )
+            if not ok:
+                continue
         if constraint.contains is not None and constraint.contains not in text:
             continue
         return True
@@ -27,31 +48,33 @@ def _constraint_holds(constraint: ArgConstraint, value: Any) -> bool:
 
 
 def rule_matches(rule: Rule, tool: str, args: dict[str, Any], done: set[str]) -> bool:
-    """Does a *successful* call of `tool` with `args` satisfy `rule`, given subtasks done?"""
+    """Does a *successful* call of `tool` with `args` satisfy a tool rule, given subtasks done?"""
     if tool not in rule.tools:
         return False
     if rule.after is not None and rule.after not in done:
         return False
     return all(
-        name in args and _constraint_holds(constraint, args[name])
+        name in args and _constraint_holds(constraint, args[name], name in PATH_ARGS)
         for name, constraint in rule.args.items()
     )
 
 
 def match_subtask(text: str, subtasks: Sequence[Subtask]) -> Subtask | None:
-    """The subtask a todo text refers to: all keywords present; the most specific wins."""
-    lowered = text.lower()
-    candidates = [s for s in subtasks if all(k.lower() in lowered for k in s.keywords)]
-    if not candidates:
-        return None
-    return max(candidates, key=lambda s: sum(len(k) for k in s.keywords))
+    """The first subtask a todo text names, if any (see `harness.matcher`)."""
+    found = match_subtasks(text, subtasks)
+    return found[0] if found else None
 
 
 class TaskStateTracker:
-    """Checkboxes that only successful, matching tool calls can tick."""
+    """Checkboxes that only successful tool calls (or the workspace state they leave) can tick.
 
-    def __init__(self, scenario: Scenario) -> None:
+    Every subtask of the scenario is tracked, so one added later by the user may already be
+    done; the gate and the summary show only the active ones.
+    """
+
+    def __init__(self, scenario: Scenario, workspace: Workspace | None = None) -> None:
         self.scenario = scenario
+        self.workspace = workspace
         self.active: list[Subtask] = list(scenario.initial_subtasks())
         self.done: set[str] = set()
 
@@ -59,14 +82,25 @@ class TaskStateTracker:
         """Record a workspace call; return the subtasks it ticked."""
         if not ok:
             return []
-        ticked = []
-        for subtask in self.active:
-            if subtask.id in self.done:
-                continue
-            if any(rule_matches(rule, tool, args, self.done) for rule in subtask.done_when):
-                self.done.add(subtask.id)
-                ticked.append(subtask)
+        ticked: list[Subtask] = []
+        progress = True
+        while progress:  # a tick can satisfy another rule's `after` within the same call
+            progress = False
+            for subtask in self.scenario.subtasks:
+                if subtask.id in self.done:
+                    continue
+                if any(self._holds(rule, tool, args) for rule in subtask.done_when):
+                    self.done.add(subtask.id)
+                    ticked.append(subtask)
+                    progress = True
         return ticked
+
+    def _holds(self, rule: Rule, tool: str, args: dict[str, Any]) -> bool:
+        if rule.check is None:
+            return rule_matches(rule, tool, args, self.done)
+        if self.workspace is None or (rule.after is not None and rule.after not in self.done):
+            return False
+        return run_check(self.workspace, self.scenario.check(rule.check)).passed
 
     def add(self, subtask_id: str) -> None:
         if all(s.id != subtask_id for s in self.active):

@@ -38,8 +38,12 @@ class Workspace:
     def cleanup(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def resolve(self, path: str) -> Path:
-        """Map a workspace-relative path to a real path, refusing anything outside."""
+    @staticmethod
+    def normalise(path: object) -> str:
+        """The canonical workspace-relative spelling of a path (`./a//b` -> `a/b`), or refuse.
+
+        Pure: no file-system access, so rules and detectors can compare paths with it.
+        """
         raw = str(path).strip()
         if not raw:
             raise WorkspaceError("path required.")
@@ -48,10 +52,15 @@ class Workspace:
             raise WorkspaceError(f"Refused: '{raw}' is absolute; use a path inside the workspace.")
         if ".." in pure.parts:
             raise WorkspaceError(f"Refused: '{raw}' leaves the workspace.")
-        target = (self.root / pure).resolve()
+        return pure.as_posix()
+
+    def resolve(self, path: str) -> Path:
+        """Map a workspace-relative path to a real path, refusing anything outside."""
+        relative = self.normalise(path)
+        target = (self.root / relative).resolve()
         # resolve() follows symlinks, so a link pointing out is caught here too
         if target != self.root and self.root not in target.parents:
-            raise WorkspaceError(f"Refused: '{raw}' leaves the workspace.")
+            raise WorkspaceError(f"Refused: '{str(path).strip()}' leaves the workspace.")
         return target
 
     def rel(self, target: Path) -> str:

@@ -182,13 +182,15 @@ def test_without_the_gate_the_same_script_is_a_false_completion(tmp_path: Path) 
     )
 
 
-def test_budget_exhausted_while_blocked_is_not_a_false_completion(tmp_path: Path) -> None:
+def test_budget_spent_while_blocked_is_gate_exhausted_not_a_false_completion(
+    tmp_path: Path,
+) -> None:
     def script(messages: list[ChatMessage], tools: list[ToolInfo]) -> ModelOutput:
         return turn(text="All done.")
 
     found = scores(run(script, tmp_path, variant="L0-rewrite+gate"))
     assert found["false_completion"] == 0
-    assert found["budget_exhausted"] == 1
+    assert (found["gate_exhausted"], found["budget_exhausted"]) == (1, 0)
     assert found["blocked_completions"] == 20  # every turn of the scenario's budget
 
 

@@ -34,3 +34,22 @@ def test_written_out_calls_are_fake(text: str) -> None:
 )
 def test_mentions_are_not_fake(text: str) -> None:
     assert not looks_like_fake_call(text, TOOLS)
+
+
+def test_precision_and_recall_on_the_labelled_corpus() -> None:
+    from pathlib import Path
+
+    import yaml
+
+    from harness.ledger import TODO_TOOLS
+    from harness.scenario import WORKSPACE_TOOLS
+
+    rows = yaml.safe_load(Path("tests/data/guard.yaml").read_text(encoding="utf-8"))
+    names = [*TODO_TOOLS, *WORKSPACE_TOOLS]
+    found = [looks_like_fake_call(row["text"], names) for row in rows]
+    tp = sum(f and row["fake"] for f, row in zip(found, rows, strict=True))
+    fp = sum(f and not row["fake"] for f, row in zip(found, rows, strict=True))
+    positives = sum(row["fake"] for row in rows)
+    assert len(rows) >= 60
+    # README "Metrics" states these: precision 28/28, recall 28/28, no false positive among 36
+    assert (tp, fp, positives, len(rows)) == (28, 0, 28, 64)

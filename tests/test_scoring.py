@@ -37,7 +37,7 @@ def test_l0_drop_mutation_and_renumbering_are_counted_exactly(l0: Driver) -> Non
     # one rewrite: #1 text drifts, #2 is left out, #3 comes back as #2
     l0.call(
         "todo",
-        items=items(("1", "Write the a file", "in_progress"), ("2", "Write c.md", "pending")),
+        items=items(("1", "Create a.md", "in_progress"), ("2", "Write c.md", "pending")),
     )
     found = counts(l0)
     assert (found["dropped_todos"], found["mutated_text"], found["id_churn"]) == (1, 1, 1)

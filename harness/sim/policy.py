@@ -14,11 +14,11 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 
+from harness.matcher import match_subtasks
 from harness.scenario import Scenario, Step, Subtask
 from harness.sim.profiles import Profile
 from harness.sim.recall import INVENTED_TEXT, mutations, parse_rendered, resolve
 from harness.todo.base import TodoItem
-from harness.tracker import match_subtask
 
 Call = tuple[str, dict[str, Any]]
 #: memory after compaction counts as this many turns stale at least
@@ -415,6 +415,10 @@ class SimPolicy:
                 fault = self._unverified(victim.text, len(calls))
                 if fault:
                     faults.append(fault)
+            if victim is not None:
+                # a later op of this turn on the same id sees this one's effect, so a second
+                # completion of an item already ticked is no new fault
+                existing[target] = victim.model_copy(update={"status": want})
             calls.append(("update_todo_status", {"id": target, "status": want}))
         return Decision(calls=calls, faults=faults)
 
@@ -426,10 +430,11 @@ class SimPolicy:
 
     def _unverified(self, text: str, call: int) -> Fault | None:
         """Bookkeeping: ticking a todo whose subtask's work has not really happened."""
-        matched = match_subtask(text, self.s.subtasks)
-        if matched is None or matched.id in self.m.verified:
+        open_ = [s for s in match_subtasks(text, self.s.subtasks) if s.id not in self.m.verified]
+        if not open_:
             return None
-        kind = "early_complete" if matched.id in self.m.early else "unverified_complete"
+        early = any(s.id in self.m.early for s in open_)
+        kind = "early_complete" if early else "unverified_complete"
         return Fault(kind, "false_todo_completions", call, f"'{text}'")
 
     def _rewrite(self, current: str | None) -> Decision:
@@ -524,7 +529,8 @@ class SimPolicy:
                 options = [
                     t
                     for t, _ in mutations(resolved[0], self.s)
-                    if t not in texts and match_subtask(t, self.s.subtasks) in (None, resolved[0])
+                    if t not in texts
+                    and {s.id for s in match_subtasks(t, self.s.subtasks)} <= {resolved[0].id}
                 ]
                 if not options:
                     continue
@@ -536,7 +542,7 @@ class SimPolicy:
             self.rng.random() < self._p(self.p.invent)
             and len(kept) < 20
             and all(r.text != INVENTED_TEXT for r in kept)
-            and match_subtask(INVENTED_TEXT, self.s.subtasks) is None
+            and not match_subtasks(INVENTED_TEXT, self.s.subtasks)
         ):
             self.m.max_id += 1
             kept.append(TodoItem(id=str(self.m.max_id), text=INVENTED_TEXT))

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval
-from inspect_ai.log import EvalLog
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import EvalLog, EvalSample
 
+from harness.scoring import COST_METRICS
 from harness.sim.profiles import ProfileError, load_profile
 from harness.task import build_task
 from harness.variants import HEADLINE
@@ -55,52 +57,48 @@ def test_oracle_is_perfect_on_every_variant_and_scenario(tmp_path: Path) -> None
             faults = {
                 k: v
                 for k, v in value.items()
-                if v
-                and k
-                not in (
-                    "task_success",
-                    "turns",
-                    "todo_tool_calls",
-                    "input_tokens",
-                    "output_tokens",
-                    "todo_output_tokens",
-                )
+                if v and k != "task_success" and k not in COST_METRICS
             }
             assert value["task_success"] == 1, (log.eval.metadata, sample.id)
             assert faults == {}, (log.eval.metadata, sample.id, faults)
 
 
-def injected_faults(log: EvalLog) -> tuple[Counter[str], Counter[str]]:
-    """(faults that reached an accepted state, what the scorer counted), summed over samples."""
+def injected_faults(sample: EvalSample) -> tuple[Counter[str], Counter[str]]:
+    """(faults that reached an accepted state, what the scorer counted) for one episode.
+
+    Faults are read from the model events, which keep every turn; the sample's messages lose
+    the turns that compaction removed.
+    """
+    score = sample.scores["todo_scorer"]  # type: ignore[index]
+    assert isinstance(score.value, dict) and score.metadata
+    accepted = {
+        e["call_id"]
+        for e in score.metadata["ledger"]["events"]
+        if e["kind"] == "todo" and e["accepted"]
+    }
     injected: Counter[str] = Counter()
-    scored: Counter[str] = Counter()
-    for sample in log.samples or []:
-        score = sample.scores["todo_scorer"]  # type: ignore[index]
-        assert isinstance(score.value, dict) and score.metadata
-        accepted = {
-            e["call_id"]
-            for e in score.metadata["ledger"]["events"]
-            if e["kind"] == "todo" and e["accepted"]
-        }
-        for message in sample.messages:
-            for fault in (message.metadata or {}).get("sim_faults", []):
-                metric = fault["metric"]
-                if metric == "fake_tool_calls" or (metric and fault["call_id"] in accepted):
-                    injected[metric] += 1
-        for metric in FAULT_METRICS:
-            scored[metric] += int(score.value[metric])
+    for event in sample.events:
+        if not isinstance(event, ModelEvent):
+            continue
+        for fault in (event.output.message.metadata or {}).get("sim_faults", []):
+            metric = fault["metric"]
+            if metric == "fake_tool_calls" or (metric and fault["call_id"] in accepted):
+                injected[metric] += 1
+    scored = Counter({m: int(score.value[m]) for m in FAULT_METRICS if score.value[m]})
     return injected, scored
 
 
 @pytest.mark.slow
 def test_scorers_count_exactly_the_injected_faults_that_reached_the_store(tmp_path: Path) -> None:
+    """Per episode, over 5 seeds x every shipped scenario x every headline variant."""
     totals: Counter[str] = Counter()
-    for log in run_all("sim/chaotic", tmp_path, epochs=2):
-        injected, scored = injected_faults(log)
-        label = (log.eval.metadata or {})["variant"]
-        for metric in FAULT_METRICS:
-            assert injected[metric] == scored[metric], (label, metric, injected, scored)
-        totals += scored
+    for seed in range(5):
+        for log in run_all("sim/chaotic", tmp_path / str(seed), seed=seed):
+            label = (log.eval.metadata or {})["variant"]
+            for sample in log.samples or []:
+                injected, scored = injected_faults(sample)
+                assert injected == scored, (seed, label, sample.id, sample.epoch)
+                totals += scored
     # the run must actually exercise every detector, or the equality proves little
     assert all(totals[m] > 0 for m in FAULT_METRICS), totals
 
