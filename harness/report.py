@@ -18,7 +18,8 @@ from tabulate import tabulate
 from harness.scoring import CORRUPTION_COUNTS, METRICS
 from harness.variants import HEADLINE
 
-SCHEMA_VERSION = 1
+#: 2: rates per accepted-or-rejected todo update; ending, matcher and cache metrics added
+SCHEMA_VERSION = 2
 SIM_NOTE = "simulated agent: demonstrates the harness, not evidence about real models"
 Format = Literal["md", "html", "latex", "csv", "json"]
 
@@ -31,11 +32,16 @@ TABLES = (
             ("pass_k", "pass^k"),
             ("false_completion", "false done"),
             ("false_completion_past_gate", "false done past gate"),
+            ("gave_up", "gave up"),
+            ("asked_user", "asked user"),
             ("dropped_todos", "dropped"),
             ("mutated_text", "mutated"),
             ("invented_todos", "invented"),
             ("id_churn", "id churn"),
             ("false_todo_completions", "false ticks"),
+            ("unmatched_todos", "unmatched"),
+            ("unsanctioned_deletes", "unasked deletes"),
+            ("unsanctioned_renames", "unasked renames"),
             ("fake_tool_calls", "fake calls"),
             ("recovered_tool_calls", "recovered"),
         ),
@@ -46,6 +52,7 @@ TABLES = (
             ("rejected_updates", "rejected"),
             ("blocked_completions", "blocked"),
             ("budget_exhausted", "out of turns"),
+            ("gate_exhausted", "gate held to end"),
             ("turns", "turns"),
             ("todo_tool_calls", "todo calls"),
             ("input_tokens", "in tok"),
@@ -69,10 +76,19 @@ PRICES = Path(__file__).resolve().parent / "prices.yaml"
 
 
 class Price(BaseModel):
-    """USD per million tokens."""
+    """USD per million tokens; `cache_read` prices prompt-cache hits where the provider has a
+    rate for them (otherwise they cost `input`)."""
 
     input: float
     output: float
+    cache_read: float | None = None
+
+    def cost(self, input_tokens: float, cache_read_tokens: float, output_tokens: float) -> float:
+        cached_rate = self.input if self.cache_read is None else self.cache_read
+        fresh = input_tokens - cache_read_tokens
+        return (
+            fresh * self.input + cache_read_tokens * cached_rate + output_tokens * self.output
+        ) / 1e6
 
 
 def price_for(model: str, table: Path = PRICES) -> Price | None:
@@ -189,7 +205,8 @@ def summarize(
     summaries = []
     for variant in sorted(values, key=variant_order):
         metrics = {m: _stat(values[variant][m]) for m in METRICS}
-        updates = sum(values[variant]["todo_tool_calls"])
+        # per accepted-or-rejected update: list_todos reads and malformed calls are not updates
+        updates = sum(values[variant]["todo_updates"])
         rates = {
             m: round(100 * sum(values[variant][m]) / updates, 6) if updates else 0.0
             for m in CORRUPTION_COUNTS
@@ -198,9 +215,10 @@ def summarize(
         if price is not None:
             cost = _stat(
                 [
-                    (i * price.input + o * price.output) / 1e6
-                    for i, o in zip(
+                    price.cost(i, c, o)
+                    for i, c, o in zip(
                         values[variant]["input_tokens"],
+                        values[variant]["cache_read_tokens"],
                         values[variant]["output_tokens"],
                         strict=True,
                     )

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from inspect_ai.model import ModelOutput, ModelUsage
-from inspect_ai.tool import ToolCall
+from inspect_ai import eval
+from inspect_ai.log import EvalSample
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ModelOutput, ModelUsage, get_model
+from inspect_ai.tool import ToolCall, ToolInfo
+
+from harness.task import build_task
 
 Call = tuple[str, dict[str, Any]]
 
@@ -32,3 +37,40 @@ def turn(*calls: Call, text: str = "") -> ModelOutput:
 def script(turns: Sequence[ModelOutput]) -> list[ModelOutput]:
     """Pad a script with final answers so the loop never runs out of outputs."""
     return [*turns, *(turn(text="Done.") for _ in range(5))]
+
+
+def turns_so_far(messages: Sequence[ChatMessage]) -> int:
+    return sum(isinstance(m, ChatMessageAssistant) for m in messages)
+
+
+def run_episode(
+    script: Sequence[ModelOutput] | Callable[[list[ChatMessage], list[ToolInfo]], ModelOutput],
+    log_dir: Path,
+    scenarios: str,
+    variant: str,
+) -> EvalSample:
+    """One scenario through the real loop with inspect's mockllm; a list plays turn by turn,
+    then answers "Done."."""
+
+    def outputs(input: list[ChatMessage], tools: list[ToolInfo], *_: Any) -> ModelOutput:
+        if callable(script):
+            return script(input, tools)
+        step = turns_so_far(input)
+        return script[step] if step < len(script) else turn(text="Done.")
+
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    logs = eval(
+        build_task(scenarios=scenarios, variant=variant),
+        model=model,
+        display="none",
+        log_dir=str(log_dir),
+    )
+    assert logs[0].status == "success", logs[0].error
+    assert logs[0].samples
+    return logs[0].samples[0]
+
+
+def scores_of(sample: EvalSample) -> dict[str, float]:
+    value = sample.scores["todo_scorer"].value  # type: ignore[index]
+    assert isinstance(value, dict)
+    return {k: float(v) for k, v in value.items()}

@@ -27,7 +27,9 @@ def result(variant: str, successes: list[tuple[str, int, float]], dropped: float
                 **dict.fromkeys(METRICS, 0.0),
                 "task_success": ok,
                 "dropped_todos": dropped,
-                "todo_tool_calls": 4,
+                # two of the six todo calls were list_todos reads: rates divide by updates
+                "todo_tool_calls": 6,
+                "todo_updates": 4,
             },
         )
         for s, e, ok in successes
@@ -51,7 +53,7 @@ def test_summary_means_stderr_rates_and_order() -> None:
     assert l0.pass_k.mean == 0.5
     assert l0.per_100_todo_updates["dropped_todos"] == 50.0
     assert l0.per_scenario_success == {"a": 1.0, "b": 0.5}
-    assert summary.schema_version == 1 and summary.simulated
+    assert summary.schema_version == 2 and summary.simulated
 
 
 def test_leaderboard_formats_are_labelled() -> None:
@@ -96,3 +98,10 @@ def test_a_summary_older_than_a_metric_still_renders() -> None:
     header, row = leaderboard(summary, "csv").splitlines()[:2]
     cells = dict(zip(header.split(","), row.split(","), strict=True))
     assert cells["recovered_tool_calls"] == "n/a" and cells["task_success"] == "0.75 ± 0.25"
+
+
+def test_prompt_cache_reads_are_priced_at_the_cache_rate() -> None:
+    price = Price(input=3.0, output=15.0, cache_read=0.3)
+    # 1M input of which 0.5M cached, 0.1M output
+    assert round(price.cost(1e6, 5e5, 1e5), 6) == round(1.5 + 0.15 + 1.5, 6)
+    assert round(Price(input=3.0, output=15.0).cost(1e6, 5e5, 1e5), 6) == 4.5

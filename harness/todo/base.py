@@ -112,6 +112,8 @@ class TodoStore:
 
     def update_status(self, item_id: str, status: str) -> str:
         index = self._index(item_id)
+        # the same normalisation as a rewrite, so rejected_updates compare across designs
+        status = str(status).strip().lower()
         if status not in STATUSES:
             raise TodoRejected(f"invalid status '{status}' (use pending, in_progress, completed).")
         items = list(self.items)
