@@ -23,6 +23,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 test: lint
+	$(BIN)/todo-bench scenarios check
 	$(BIN)/pytest -m "not realmodel" -q
 
 test-fast: $(STAMP)

@@ -222,6 +222,21 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     if args.action == "schema":
         print(json_schema())
         return 0
+    if args.action == "check":
+        from harness.scenario_check import check_files
+
+        paths = (
+            [Path(p) for p in args.paths]
+            if args.paths
+            else sorted(Path(args.scenario_dir).glob("*.yaml"))
+        )
+        if not paths:
+            raise UsageError(f"{args.scenario_dir}: no *.yaml scenario files found")
+        lines, code = check_files(paths)
+        for line in lines:
+            print(line)
+        print(f"{len(paths)} scenario files checked: {len(lines)} problems", file=sys.stderr)
+        return code
     if args.action == "validate" and args.paths:
         failures = 0
         for raw in args.paths:
@@ -328,9 +343,14 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--out", help="profile file (default RUN/calibrated_profile.yaml)")
     cal.set_defaults(func=cmd_calibrate)
 
-    scen = sub.add_parser("scenarios", help="list, validate or print the schema of scenarios")
-    scen.add_argument("action", choices=["list", "validate", "schema"])
-    scen.add_argument("paths", nargs="*", help="files to validate (default: the scenario dir)")
+    scen = sub.add_parser(
+        "scenarios",
+        help="list, validate, check (replay, gate, sensitivity, lint) or print the schema",
+        description="check exits 0 when every scenario is sound, 1 when it finds problems, "
+        "2 when a file is not a valid scenario; one line per problem names file and field.",
+    )
+    scen.add_argument("action", choices=["list", "validate", "check", "schema"])
+    scen.add_argument("paths", nargs="*", help="scenario files (default: the scenario dir)")
     scen.add_argument("--scenario-dir", default=str(SCENARIO_DIR))
     scen.set_defaults(func=cmd_scenarios)
     return parser
@@ -339,7 +359,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe shows up here, inside the handler, not at exit
+        return code
+    except BrokenPipeError:
+        # `todo-bench scenarios schema | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (UsageError, ScenarioError, ProfileError, ValueError) as error:
         print(f"todo-bench: error: {error}", file=sys.stderr)
         return 2

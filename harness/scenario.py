@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -11,15 +13,18 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
-WORKSPACE_TOOLS = (
-    "list_files",
-    "read_file",
-    "write_file",
-    "rename_file",
-    "delete_file",
-    "create_excel",
-    "write_csv",
-)
+#: every workspace tool and its arguments (required first); rules and references are checked
+#: against it, and `tests/test_tools.py` checks it against the tools' own signatures
+TOOL_ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "list_files": ((), ()),
+    "read_file": (("path",), ()),
+    "write_file": (("path", "content"), ()),
+    "rename_file": (("src", "dst"), ()),
+    "delete_file": (("path",), ()),
+    "create_excel": (("path",), ("rows", "from_workspace_files", "sheet")),
+    "write_csv": (("path", "rows"), ()),
+}
+WORKSPACE_TOOLS = tuple(TOOL_ARGS)
 
 
 class ScenarioError(Exception):
@@ -206,28 +211,59 @@ class Scenario(_Strict):
         if len(set(check_ids)) != len(check_ids):
             raise ValueError("check ids must be unique")
         for i, step in enumerate(self.reference):
+            where = f"reference.{i}"
             if step.subtask not in ids:
-                raise ValueError(f"reference.{i}.subtask: unknown subtask '{step.subtask}'")
-            if step.tool not in WORKSPACE_TOOLS:
-                raise ValueError(f"reference.{i}.tool: unknown tool '{step.tool}'")
+                raise ValueError(f"{where}.subtask: unknown subtask '{step.subtask}'")
+            if step.tool not in TOOL_ARGS:
+                raise ValueError(f"{where}.tool: unknown tool '{step.tool}'")
+            required, optional = TOOL_ARGS[step.tool]
+            for name in step.args:
+                if name not in (*required, *optional):
+                    raise ValueError(
+                        f"{where}.args.{name}: {step.tool} has no argument '{name}' "
+                        f"(it takes {', '.join((*required, *optional)) or 'none'})"
+                    )
+            missing = [name for name in required if name not in step.args]
+            if missing:
+                raise ValueError(f"{where}.args: {step.tool} needs {', '.join(missing)}")
         for i, turn in enumerate(self.user_turns):
             if turn.subtask and turn.subtask not in ids:
                 raise ValueError(f"user_turns.{i}.subtask: unknown subtask '{turn.subtask}'")
+            if turn.after_turn > self.max_turns:
+                raise ValueError(
+                    f"user_turns.{i}.after_turn: {turn.after_turn} is beyond max_turns "
+                    f"{self.max_turns}, so the user would never speak"
+                )
+        if self.compaction and self.compaction.at_turn > self.max_turns:
+            raise ValueError(
+                f"compaction.at_turn: {self.compaction.at_turn} is beyond max_turns "
+                f"{self.max_turns}"
+            )
         for subtask in self.subtasks:
             for j, rule in enumerate(subtask.done_when):
+                where = f"subtasks.{subtask.id}.done_when.{j}"
                 for tool in rule.tools:
-                    if tool not in WORKSPACE_TOOLS:
-                        raise ValueError(
-                            f"subtasks.{subtask.id}.done_when.{j}.tool: unknown tool '{tool}'"
-                        )
+                    if tool not in TOOL_ARGS:
+                        raise ValueError(f"{where}.tool: unknown tool '{tool}'")
+                    known = (*TOOL_ARGS[tool][0], *TOOL_ARGS[tool][1])
+                    for name in rule.args:
+                        if name not in known:
+                            raise ValueError(
+                                f"{where}.args.{name}: {tool} has no argument '{name}' "
+                                f"(it takes {', '.join(known) or 'none'})"
+                            )
+                if rule.after == subtask.id:
+                    raise ValueError(f"{where}.after: a subtask cannot come after itself")
                 if rule.after and rule.after not in ids:
-                    raise ValueError(
-                        f"subtasks.{subtask.id}.done_when.{j}.after: unknown subtask '{rule.after}'"
-                    )
+                    raise ValueError(f"{where}.after: unknown subtask '{rule.after}'")
                 if rule.check and rule.check not in check_ids:
-                    raise ValueError(
-                        f"subtasks.{subtask.id}.done_when.{j}.check: unknown check '{rule.check}'"
-                    )
+                    raise ValueError(f"{where}.check: unknown check '{rule.check}'")
+        stuck = _waiting_forever(self.subtasks)
+        if stuck:
+            raise ValueError(
+                f"subtasks: {', '.join(stuck)} can never be ticked: their `after` rules wait "
+                "on each other in a cycle"
+            )
         return self
 
     def all_files(self) -> list[FileSpec]:
@@ -245,6 +281,34 @@ class Scenario(_Strict):
 
     def check(self, check_id: str) -> OutcomeCheck:
         return next(c for c in self.checks if c.id == check_id)
+
+
+def _waiting_forever(subtasks: Sequence[Subtask]) -> list[str]:
+    """Subtasks that can never be ticked because their `after` rules wait on each other."""
+    free: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for subtask in subtasks:
+            if subtask.id not in free and any(
+                r.after is None or r.after in free for r in subtask.done_when
+            ):
+                free.add(subtask.id)
+                changed = True
+    return [s.id for s in subtasks if s.id not in free]
+
+
+def _yaml_hint(value: object) -> str:
+    """Why YAML gave a non-string where text was expected, and the fix."""
+    if isinstance(value, dt.date):
+        return f" (YAML read the unquoted date {value} as a date; put it in quotes)"
+    if isinstance(value, bool):
+        return " (YAML reads unquoted yes/no/on/off/true/false as a boolean; put it in quotes)"
+    if isinstance(value, int | float):
+        return f" (YAML read the unquoted {value} as a number; put it in quotes)"
+    if value is None:
+        return " (the value is empty or null; write the text, in quotes if it has a ':' or '#')"
+    return ""
 
 
 def _field_path(loc: Sequence[int | str]) -> str:
@@ -280,9 +344,13 @@ def _load_scenario(path: Path) -> Scenario:
     except ValidationError as error:
         first = error.errors()[0]
         more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
-        raise ScenarioError(
-            f"{path}: field '{_field_path(first['loc'])}': {first['msg']}{more}"
-        ) from error
+        hint = _yaml_hint(first.get("input")) if first["type"] == "string_type" else ""
+        field, message = _field_path(first["loc"]), first["msg"].removeprefix("Value error, ")
+        # cross-field errors name their own field at the start of the message
+        named = re.match(r"^([\w.\-]+): (.*)$", message, re.S)
+        if named and not first["loc"]:
+            field, message = named.group(1), named.group(2)
+        raise ScenarioError(f"{path}: field '{field}': {message}{hint}{more}") from error
     if scenario.id != path.stem:
         raise ScenarioError(f"{path}: field 'id': '{scenario.id}' must match the file name")
     return scenario
@@ -293,7 +361,21 @@ def load_scenarios(directory: Path = SCENARIO_DIR) -> list[Scenario]:
     paths = sorted(directory.glob("*.yaml"))
     if not paths:
         raise ScenarioError(f"{directory}: no *.yaml scenario files found")
-    return [load_scenario(p) for p in paths]
+    scenarios = [load_scenario(p) for p in paths]
+    check_unique_prompts(zip(paths, scenarios, strict=True))
+    return scenarios
+
+
+def check_unique_prompts(loaded: Iterable[tuple[Path, Scenario]]) -> None:
+    """Two scenarios with one prompt are indistinguishable to an agent (and to the sim)."""
+    seen: dict[str, Path] = {}
+    for path, scenario in loaded:
+        key = " ".join(scenario.prompt.split())
+        if key in seen:
+            raise ScenarioError(
+                f"{path}: field 'prompt': the same prompt as {seen[key]}; prompts must be unique"
+            )
+        seen[key] = path
 
 
 def select(scenarios: Iterable[Scenario], wanted: Sequence[str] | str | None) -> list[Scenario]:

@@ -153,3 +153,28 @@ def test_generated_inputs_are_written() -> None:
         assert len(workspace.files()) == 15
     finally:
         workspace.cleanup()
+
+
+def test_the_argument_table_matches_the_tools_signatures() -> None:
+    import inspect as pyinspect
+
+    from harness.scenario import TOOL_ARGS
+    from harness.tools import _SIGNATURES
+
+    for tool, (required, optional) in TOOL_ARGS.items():
+        params = pyinspect.signature(_SIGNATURES[tool]).parameters.values()
+        assert [p.name for p in params if p.default is p.empty] == list(required), tool
+        assert [p.name for p in params if p.default is not p.empty] == list(optional), tool
+
+
+def test_prompts_must_be_unique(tmp_path: Path) -> None:
+    from harness.scenario import load_scenarios
+
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.yaml").write_text(
+            Path("scenarios/excel_export.yaml")
+            .read_text()
+            .replace("id: excel_export", f"id: {name}")
+        )
+    with pytest.raises(ScenarioError, match=r"two\.yaml: field 'prompt': the same prompt"):
+        load_scenarios(tmp_path)

@@ -1,0 +1,202 @@
+"""`todo-bench scenarios check`: is a scenario solvable, gated fairly, and checked for real?
+
+For each scenario, in fresh workspaces:
+- replay: the reference solution (the steps of cancelled subtasks left out) runs with every call
+  succeeding, reads every input it depends on, and passes every outcome check;
+- gate: the oracle gate ticks every active subtask on the reference (zero blocked completions);
+- sensitivity: leaving out any step that changes the workspace, or doing a cancelled subtask's
+  work anyway, makes at least one outcome check fail; no check passes whatever is done;
+- lint: confusions that match nothing, subtask titles their own keywords do not match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from harness.checks import run_checks
+from harness.matcher import matches
+from harness.scenario import Scenario, Step
+from harness.tracker import TaskStateTracker
+from harness.workspace import Workspace, WorkspaceError
+
+#: steps that only look, so leaving one out cannot change the outcome
+READ_ONLY = frozenset({"list_files", "read_file"})
+
+
+class Problem(BaseModel):
+    """One finding, named by file and field."""
+
+    path: str
+    field: str
+    message: str
+
+    def line(self) -> str:
+        return f"{self.path}: {self.field}: {self.message}"
+
+
+class Replay(BaseModel):
+    """What replaying a list of steps did."""
+
+    failed_calls: list[tuple[int, str]]
+    failed_checks: list[int]
+    pending: list[str]
+
+
+def solution(scenario: Scenario) -> list[tuple[int, Step]]:
+    """The reference steps an agent following every user turn performs, with their indexes."""
+    cancelled = {t.subtask for t in scenario.user_turns if t.action == "cancel"}
+    return [(i, s) for i, s in enumerate(scenario.reference) if s.subtask not in cancelled]
+
+
+def replay(scenario: Scenario, steps: Iterable[tuple[int, Step]]) -> Replay:
+    """Run steps through the workspace and the tracker; report failures and pending subtasks."""
+    workspace = Workspace.create(scenario)
+    tracker = TaskStateTracker(scenario, workspace)
+    for turn in scenario.user_turns:
+        if turn.action == "add" and turn.subtask:
+            tracker.add(turn.subtask)
+        elif turn.action == "cancel" and turn.subtask:
+            tracker.cancel(turn.subtask)
+    failed: list[tuple[int, str]] = []
+    try:
+        for index, step in steps:
+            try:
+                getattr(workspace, step.tool)(**step.args)
+            except (WorkspaceError, OSError, TypeError, ValueError) as error:
+                failed.append((index, str(error)))
+                continue
+            tracker.observe(step.tool, step.args, ok=True)
+        results = run_checks(workspace, scenario)
+    finally:
+        workspace.cleanup()
+    return Replay(
+        failed_calls=failed,
+        failed_checks=[i for i, r in enumerate(results) if not r.passed],
+        pending=[s.id for s in tracker.pending],
+    )
+
+
+def _describe(step: Step) -> str:
+    target = step.args.get("path") or step.args.get("src") or ""
+    return f"{step.tool}({target})" if target else step.tool
+
+
+def _inputs_unread(scenario: Scenario, steps: list[Step]) -> list[str]:
+    """Initial files no step reads, lists, renames or deletes."""
+    if any(s.tool == "list_files" or s.args.get("from_workspace_files") for s in steps):
+        return []
+    touched = {
+        Workspace.normalise(s.args[key])
+        for s in steps
+        for key in ("path", "src")
+        if key in s.args and s.tool in ("read_file", "rename_file", "delete_file")
+    }
+    return [f.path for f in scenario.all_files() if Workspace.normalise(f.path) not in touched]
+
+
+def _confused(step: Step, original: str, confused: str) -> Step | None:
+    args: dict[str, Any] = {
+        k: v.replace(original, confused) if isinstance(v, str) else v for k, v in step.args.items()
+    }
+    return step.model_copy(update={"args": args}) if args != step.args else None
+
+
+def check_scenario(scenario: Scenario, path: str) -> list[Problem]:
+    """Every problem of one scenario (see the module docstring)."""
+    problems: list[Problem] = []
+
+    def problem(field: str, message: str) -> None:
+        problems.append(Problem(path=path, field=field, message=message))
+
+    steps = solution(scenario)
+    result = replay(scenario, steps)
+    for index, error in result.failed_calls:
+        problem(f"reference.{index}", f"{_describe(scenario.reference[index])} failed: {error}")
+    for index in result.failed_checks:
+        check = scenario.checks[index]
+        problem(f"checks.{index}", f"{check.kind} {check.path} fails on the reference solution")
+    for pending in result.pending:
+        problem(
+            f"subtasks.{pending}",
+            "the reference never ticks it: the gate would block a correct solution",
+        )
+    for file in _inputs_unread(scenario, [s for _, s in steps]):
+        problem("reference", f"never reads the input {file} (an agent must read what it uses)")
+    if result.failed_calls or result.failed_checks:
+        return problems  # sensitivity means nothing for a reference that does not work
+
+    # sensitivity: each workspace-changing step must matter to some check
+    can_fail: set[int] = set()
+    for position, (index, step) in enumerate(steps):
+        if step.tool in READ_ONLY:
+            continue
+        failing = replay(scenario, steps[:position] + steps[position + 1 :]).failed_checks
+        can_fail.update(failing)
+        if not failing:
+            problem(
+                f"reference.{index}",
+                f"no outcome check fails without {_describe(step)} "
+                "(a check that nothing can fail proves nothing)",
+            )
+    for position, (index, step) in enumerate(steps):
+        for original, confused in scenario.confusions.items():
+            wrong = _confused(step, original, confused)
+            if wrong is not None:
+                variant = [*steps[:position], (index, wrong), *steps[position + 1 :]]
+                can_fail.update(replay(scenario, variant).failed_checks)
+    for i, turn in enumerate(scenario.user_turns):
+        if turn.action != "cancel" or turn.subtask is None:
+            continue
+        extra = [(j, s) for j, s in enumerate(scenario.reference) if s.subtask == turn.subtask]
+        if not extra:
+            continue
+        failing = replay(scenario, sorted([*steps, *extra], key=lambda pair: pair[0])).failed_checks
+        can_fail.update(failing)
+        if not failing:
+            problem(
+                f"user_turns.{i}",
+                f"cancelling '{turn.subtask}' is never checked: doing its work anyway "
+                "passes every outcome check",
+            )
+    for index, check in enumerate(scenario.checks):
+        if index not in can_fail:
+            problem(
+                f"checks.{index}",
+                f"{check.kind} {check.path} is vacuous: no left-out step, confusion or "
+                "cancelled work makes it fail",
+            )
+
+    # lint
+    texts = [s.title for s in scenario.subtasks] + [
+        str(v) for s in scenario.reference for v in s.args.values() if isinstance(v, str)
+    ]
+    for original in scenario.confusions:
+        if not any(original in text for text in texts):
+            problem(f"confusions.{original}", "matches no subtask title or reference argument")
+    for subtask in scenario.subtasks:
+        if not matches(subtask.title, subtask):
+            problem(f"subtasks.{subtask.id}.title", "its own keywords and aliases do not match it")
+    return problems
+
+
+def check_files(paths: Iterable[Path]) -> tuple[list[str], int]:
+    """Check scenario files: (one line per problem, exit code 0 ok / 1 problems / 2 invalid)."""
+    from harness.scenario import ScenarioError, load_scenario
+
+    lines: list[str] = []
+    invalid = found = 0
+    for file in paths:
+        try:
+            scenario = load_scenario(file)
+        except ScenarioError as error:
+            lines.append(str(error))
+            invalid += 1
+            continue
+        problems = check_scenario(scenario, str(file))
+        lines.extend(p.line() for p in problems)
+        found += len(problems)
+    return lines, 2 if invalid else 1 if found else 0
