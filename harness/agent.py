@@ -128,6 +128,7 @@ class _Loop:
         ]
         self.turns_without_todo = 0
         self.user = UserScript(list(scenario.user_turns))
+        self.called: set[str] = set()  # tools that have succeeded, for `when: tool_called`
         episode.on_tick = self._ticked
 
     @property
@@ -174,7 +175,8 @@ class _Loop:
                 if outcome == "ended":
                     return
                 blocked_last = outcome == "blocked"
-            self._deliver(turn, self.user.due(turn))
+            done, called = self.episode.tracker.done, self.called
+            self._deliver(turn, self.user.due(turn, done, called))
             self._maybe_compact(turn)
         # a budget spent while the gate was refusing the last claim is the gate's doing
         self.ledger.end_reason = "gate_exhausted" if blocked_last else "budget_exhausted"
@@ -233,17 +235,20 @@ class _Loop:
         for new_event in self.ledger.events[first_new:]:
             if isinstance(new_event, WorkspaceEvent):
                 last_call = new_event.call_id
+                if new_event.ok:
+                    self.called.add(new_event.tool)
             elif isinstance(new_event, TickEvent):
                 new_event.call_id = last_call
         if any(c.function in TODO_TOOLS for c in message.tool_calls or []):
             self.turns_without_todo = 0
         else:
             self.turns_without_todo += 1
-        if self.turns_without_todo >= REMIND_AFTER and tool_messages:
-            first = tool_messages[0]
-            first.content = f"{prompts.REMINDER}\n{first.text}"
-            self.turns_without_todo = 0
         self.history.extend(result.messages)
+        if self.turns_without_todo >= REMIND_AFTER and tool_messages:
+            # its own text block after the results, as the demo sends it: written into a tool
+            # result, it would corrupt what the agent reads (a file's content, say)
+            self.history.append(ChatMessageUser(content=prompts.REMINDER))
+            self.turns_without_todo = 0
 
     def _final_message(self, turn: int, text: str) -> str:
         """A turn with no tool call: 'blocked' by the gate, 'continued' (the user speaks), or

@@ -65,31 +65,39 @@ class ArgConstraint(_Strict):
 
 
 class Rule(_Strict):
-    """One way to tick a subtask.
+    """One way to tick a subtask; a subtask is done when any of its rules holds.
 
-    Either a successful call of one of `tool` whose arguments meet `args` (path arguments are
-    compared as normalised workspace paths), or `check`: the outcome check with that id holds
-    on the workspace after any successful workspace call. `after` names a subtask that must
-    already be done (e.g. a read that verifies a write).
+    - `tool`: a successful call of one of these tools whose arguments meet `args` (path
+      arguments are compared as normalised workspace paths);
+    - `check`: the outcome check with this id holds on the workspace after a successful call;
+    - `all_of`: every listed tool rule has been met by some successful call, in any order.
+    `after` names a subtask that must already be done (e.g. a read that verifies a write).
     """
 
     tool: str | list[str] | None = None
     args: dict[str, ArgConstraint] = Field(default_factory=dict)
     after: str | None = None
     check: str | None = None
+    all_of: list[Rule] | None = None
 
     @model_validator(mode="after")
-    def _tool_or_check(self) -> Rule:
-        if (self.tool is None) == (self.check is None):
-            raise ValueError("a rule needs exactly one of `tool` or `check`")
-        if self.check is not None and self.args:
-            raise ValueError("`args` constrain a `tool` rule, not a `check` rule")
+    def _one_kind(self) -> Rule:
+        kinds = [k for k in ("tool", "check", "all_of") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError("a rule needs exactly one of `tool`, `check` or `all_of`")
+        if self.tool is None and self.args:
+            raise ValueError("`args` constrain a `tool` rule")
+        if self.all_of is not None:
+            if not self.all_of:
+                raise ValueError("`all_of` needs at least one rule")
+            if any(part.tool is None or part.after for part in self.all_of):
+                raise ValueError("`all_of` lists plain `tool` rules (with `args`, no `after`)")
         return self
 
     @property
     def tools(self) -> list[str]:
         if self.tool is None:
-            return []
+            return [t for part in self.all_of or [] for t in part.tools]
         return [self.tool] if isinstance(self.tool, str) else list(self.tool)
 
 
@@ -105,28 +113,57 @@ class Subtask(_Strict):
 
 
 class Step(_Strict):
-    """One tool call of the reference solution."""
+    """One tool call of the reference solution.
+
+    `undo: true` marks a step that reverts a cancelled subtask's work: performed only when that
+    work was done before the user cancelled it.
+    """
 
     subtask: str
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
+    undo: bool = False
+
+
+class When(_Strict):
+    """An event that makes the scripted user speak (after the model turn it happened in)."""
+
+    subtask_done: str | None = None
+    tool_called: str | None = None
+
+    @model_validator(mode="after")
+    def _one_event(self) -> When:
+        if (self.subtask_done is None) == (self.tool_called is None):
+            raise ValueError("`when` needs exactly one of `subtask_done` or `tool_called`")
+        return self
 
 
 class UserTurn(_Strict):
-    """A scripted user message delivered after the agent's `after_turn`-th model turn."""
+    """A scripted user message, delivered after model turn `after_turn`, or after the turn in
+    which `when` first happened; in any case as soon as the agent yields to the user.
 
-    after_turn: int = Field(ge=1)
+    A `cancel` may name `undo` checks: if the cancelled work was already done, the gate keeps an
+    "undo" box open until those checks hold.
+    """
+
+    after_turn: int | None = Field(None, ge=1)
+    when: When | None = None
     message: str
     action: Literal["add", "cancel", "rename", "none"] = "none"
     subtask: str | None = None
     new_text: str | None = None
+    undo: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _action_needs_subtask(self) -> UserTurn:
+        if (self.after_turn is None) == (self.when is None):
+            raise ValueError("a user turn needs exactly one of `after_turn` or `when`")
         if self.action != "none" and not self.subtask:
             raise ValueError(f"action '{self.action}' needs `subtask`")
         if self.action == "rename" and not self.new_text:
             raise ValueError("action 'rename' needs `new_text`")
+        if self.undo and self.action != "cancel":
+            raise ValueError("`undo` belongs to a `cancel`")
         return self
 
 
@@ -179,8 +216,62 @@ class LinesInOrder(_Check):
     lines: list[str]
 
 
+class FilesMatching(_Check):
+    """Workspace files matching the glob `path` (`*` stays within a folder); `count` exact,
+    or at least one when omitted (`count: 0` says none may exist)."""
+
+    kind: Literal["files_matching"]
+    count: int | None = Field(None, ge=0)
+
+
+class DataEquals(_Check):
+    """A YAML, JSON or INI file parses to `value` (at the dotted `key`, if given); INI reads as
+    {section: {option: text}}. Key order never matters."""
+
+    kind: Literal["data_equals"]
+    format: Literal["yaml", "json", "ini"]
+    key: str | None = None
+    value: Any
+
+
+class XlsxSheets(_Check):
+    """The workbook's sheet names: `sheets` as a set (order free), and none of `absent`."""
+
+    kind: Literal["xlsx_sheets"]
+    sheets: list[str] | None = None
+    absent: list[str] = Field(default_factory=list)
+
+
+class XlsxCells(_Check):
+    """The cells of an A1-style `range` (e.g. `A1:B3`) of a sheet equal `rows`, as text."""
+
+    kind: Literal["xlsx_cells"]
+    sheet: str | None = None
+    range: str = Field(pattern=r"^[A-Z]+[0-9]+(:[A-Z]+[0-9]+)?$")
+    rows: list[list[str]]
+
+
+class RowCount(_Check):
+    """A CSV file, or a sheet of an .xlsx file, has exactly `count` rows (header included)."""
+
+    kind: Literal["row_count"]
+    sheet: str | None = None
+    count: int = Field(ge=0)
+
+
 OutcomeCheck = Annotated[
-    FileExists | FileAbsent | FileEquals | FileContains | XlsxRows | CsvRows | LinesInOrder,
+    FileExists
+    | FileAbsent
+    | FileEquals
+    | FileContains
+    | XlsxRows
+    | CsvRows
+    | LinesInOrder
+    | FilesMatching
+    | DataEquals
+    | XlsxSheets
+    | XlsxCells
+    | RowCount,
     Field(discriminator="kind"),
 ]
 
@@ -210,10 +301,13 @@ class Scenario(_Strict):
         check_ids = [c.id for c in self.checks if c.id is not None]
         if len(set(check_ids)) != len(check_ids):
             raise ValueError("check ids must be unique")
+        undoable = {t.subtask for t in self.user_turns if t.action == "cancel"}
         for i, step in enumerate(self.reference):
             where = f"reference.{i}"
             if step.subtask not in ids:
                 raise ValueError(f"{where}.subtask: unknown subtask '{step.subtask}'")
+            if step.undo and step.subtask not in undoable:
+                raise ValueError(f"{where}.undo: '{step.subtask}' is never cancelled by the user")
             if step.tool not in TOOL_ARGS:
                 raise ValueError(f"{where}.tool: unknown tool '{step.tool}'")
             required, optional = TOOL_ARGS[step.tool]
@@ -229,7 +323,18 @@ class Scenario(_Strict):
         for i, turn in enumerate(self.user_turns):
             if turn.subtask and turn.subtask not in ids:
                 raise ValueError(f"user_turns.{i}.subtask: unknown subtask '{turn.subtask}'")
-            if turn.after_turn > self.max_turns:
+            if turn.when and turn.when.subtask_done and turn.when.subtask_done not in ids:
+                raise ValueError(
+                    f"user_turns.{i}.when.subtask_done: unknown subtask '{turn.when.subtask_done}'"
+                )
+            if turn.when and turn.when.tool_called and turn.when.tool_called not in TOOL_ARGS:
+                raise ValueError(
+                    f"user_turns.{i}.when.tool_called: unknown tool '{turn.when.tool_called}'"
+                )
+            for check in turn.undo:
+                if check not in check_ids:
+                    raise ValueError(f"user_turns.{i}.undo: unknown check '{check}'")
+            if turn.after_turn is not None and turn.after_turn > self.max_turns:
                 raise ValueError(
                     f"user_turns.{i}.after_turn: {turn.after_turn} is beyond max_turns "
                     f"{self.max_turns}, so the user would never speak"
@@ -242,16 +347,17 @@ class Scenario(_Strict):
         for subtask in self.subtasks:
             for j, rule in enumerate(subtask.done_when):
                 where = f"subtasks.{subtask.id}.done_when.{j}"
-                for tool in rule.tools:
-                    if tool not in TOOL_ARGS:
-                        raise ValueError(f"{where}.tool: unknown tool '{tool}'")
-                    known = (*TOOL_ARGS[tool][0], *TOOL_ARGS[tool][1])
-                    for name in rule.args:
-                        if name not in known:
-                            raise ValueError(
-                                f"{where}.args.{name}: {tool} has no argument '{name}' "
-                                f"(it takes {', '.join(known) or 'none'})"
-                            )
+                for part in rule.all_of or [rule]:
+                    for tool in part.tools:
+                        if tool not in TOOL_ARGS:
+                            raise ValueError(f"{where}.tool: unknown tool '{tool}'")
+                        known = (*TOOL_ARGS[tool][0], *TOOL_ARGS[tool][1])
+                        for name in part.args:
+                            if name not in known:
+                                raise ValueError(
+                                    f"{where}.args.{name}: {tool} has no argument '{name}' "
+                                    f"(it takes {', '.join(known) or 'none'})"
+                                )
                 if rule.after == subtask.id:
                     raise ValueError(f"{where}.after: a subtask cannot come after itself")
                 if rule.after and rule.after not in ids:

@@ -47,9 +47,14 @@ class Replay(BaseModel):
 
 
 def solution(scenario: Scenario) -> list[tuple[int, Step]]:
-    """The reference steps an agent following every user turn performs, with their indexes."""
+    """The reference steps of an agent told every user turn in advance, with their indexes:
+    no cancelled work, so nothing to undo."""
     cancelled = {t.subtask for t in scenario.user_turns if t.action == "cancel"}
-    return [(i, s) for i, s in enumerate(scenario.reference) if s.subtask not in cancelled]
+    return [
+        (i, s)
+        for i, s in enumerate(scenario.reference)
+        if s.subtask not in cancelled and not s.undo
+    ]
 
 
 def replay(scenario: Scenario, steps: Iterable[tuple[int, Step]]) -> Replay:
@@ -124,7 +129,7 @@ def check_scenario(scenario: Scenario, path: str) -> list[Problem]:
             f"subtasks.{pending}",
             "the reference never ticks it: the gate would block a correct solution",
         )
-    for file in _inputs_unread(scenario, [s for _, s in steps]):
+    for file in _inputs_unread(scenario, list(scenario.reference)):
         problem("reference", f"never reads the input {file} (an agent must read what it uses)")
     if result.failed_calls or result.failed_checks:
         return problems  # sensitivity means nothing for a reference that does not work
@@ -151,10 +156,17 @@ def check_scenario(scenario: Scenario, path: str) -> list[Problem]:
     for i, turn in enumerate(scenario.user_turns):
         if turn.action != "cancel" or turn.subtask is None:
             continue
-        extra = [(j, s) for j, s in enumerate(scenario.reference) if s.subtask == turn.subtask]
-        if not extra:
+        work = [
+            (j, s)
+            for j, s in enumerate(scenario.reference)
+            if s.subtask == turn.subtask and not s.undo
+        ]
+        undo = [
+            (j, s) for j, s in enumerate(scenario.reference) if s.subtask == turn.subtask and s.undo
+        ]
+        if not work:
             continue
-        failing = replay(scenario, sorted([*steps, *extra], key=lambda pair: pair[0])).failed_checks
+        failing = replay(scenario, sorted([*steps, *work], key=lambda pair: pair[0])).failed_checks
         can_fail.update(failing)
         if not failing:
             problem(
@@ -162,6 +174,16 @@ def check_scenario(scenario: Scenario, path: str) -> list[Problem]:
                 f"cancelling '{turn.subtask}' is never checked: doing its work anyway "
                 "passes every outcome check",
             )
+        if undo:
+            # the work done before the cancel, then reverted: must end as well as never doing it
+            reverted = replay(scenario, [*sorted([*steps, *work], key=lambda p: p[0]), *undo])
+            for index, error in reverted.failed_calls:
+                problem(f"reference.{index}", f"undo step failed: {error}")
+            for index in reverted.failed_checks:
+                problem(
+                    f"user_turns.{i}.undo",
+                    f"checks.{index} still fails after the undo steps revert '{turn.subtask}'",
+                )
     for index, check in enumerate(scenario.checks):
         if index not in can_fail:
             problem(

@@ -241,9 +241,11 @@ def _judge_rewrite_pair(
         _judge_rewrite_pair(Pair(before, None), sanctions, history, scenario, counts)
         _judge_rewrite_pair(Pair(None, after), sanctions, history, scenario, counts)
     elif before is not None:
+        if sanctions.take_cancel(before.text, scenario):
+            return  # the user asked for it to go
         if before.status == "completed":
             counts.add("lost_history", f"completed #{before.id} '{before.text}' removed")
-        elif not sanctions.take_cancel(before.text, scenario):
+        else:
             counts.add("dropped_todos", f"#{before.id} '{before.text}' dropped")
     elif (
         after is not None
@@ -262,10 +264,11 @@ def _judge_explicit_op(
     if item is None:
         return
     if event.tool == "delete_todo":
+        if sanctions.take_cancel(item.text, scenario):
+            return
+        counts.add("unsanctioned_deletes", f"delete_todo #{target}")
         if item.status == "completed":
             counts.add("lost_history", f"delete_todo of completed #{target} '{item.text}'")
-        if not sanctions.take_cancel(item.text, scenario):
-            counts.add("unsanctioned_deletes", f"delete_todo #{target}")
     elif event.tool == "rename_todo":
         new_text = str(event.args.get("new_text", ""))
         if not sanctions.take_rename(item.text, new_text, scenario):

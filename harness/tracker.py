@@ -77,11 +77,20 @@ class TaskStateTracker:
         self.workspace = workspace
         self.active: list[Subtask] = list(scenario.initial_subtasks())
         self.done: set[str] = set()
+        #: parts of `all_of` rules met so far: (subtask id, rule index, part index)
+        self.met: set[tuple[str, int, int]] = set()
+        #: open "undo" boxes of cancelled work: box id -> the checks that must hold
+        self.undo: dict[str, list[str]] = {}
 
     def observe(self, tool: str, args: dict[str, Any], ok: bool) -> list[Subtask]:
-        """Record a workspace call; return the subtasks it ticked."""
+        """Record a workspace call; return the subtasks (and undo boxes) it ticked."""
         if not ok:
             return []
+        for subtask in self.scenario.subtasks:
+            for r, rule in enumerate(subtask.done_when):
+                for p, part in enumerate(rule.all_of or []):
+                    if rule_matches(part, tool, args, self.done):
+                        self.met.add((subtask.id, r, p))
         ticked: list[Subtask] = []
         progress = True
         while progress:  # a tick can satisfy another rule's `after` within the same call
@@ -89,25 +98,55 @@ class TaskStateTracker:
             for subtask in self.scenario.subtasks:
                 if subtask.id in self.done:
                     continue
-                if any(self._holds(rule, tool, args) for rule in subtask.done_when):
+                if any(self._holds(subtask, r, tool, args) for r in range(len(subtask.done_when))):
                     self.done.add(subtask.id)
                     ticked.append(subtask)
                     progress = True
+        ticked.extend(self._check_undo())
         return ticked
 
-    def _holds(self, rule: Rule, tool: str, args: dict[str, Any]) -> bool:
+    def _holds(self, subtask: Subtask, index: int, tool: str, args: dict[str, Any]) -> bool:
+        rule = subtask.done_when[index]
+        if rule.after is not None and rule.after not in self.done:
+            return False
+        if rule.all_of is not None:
+            return all((subtask.id, index, p) in self.met for p in range(len(rule.all_of)))
         if rule.check is None:
             return rule_matches(rule, tool, args, self.done)
-        if self.workspace is None or (rule.after is not None and rule.after not in self.done):
+        return self._check_holds(rule.check)
+
+    def _check_holds(self, check_id: str) -> bool:
+        if self.workspace is None:
             return False
-        return run_check(self.workspace, self.scenario.check(rule.check)).passed
+        return run_check(self.workspace, self.scenario.check(check_id)).passed
+
+    def _check_undo(self) -> list[Subtask]:
+        closed = [
+            box for box, checks in self.undo.items() if all(self._check_holds(c) for c in checks)
+        ]
+        boxes = [s for s in self.active if s.id in closed]
+        for box in closed:
+            del self.undo[box]
+            self.done.add(box)
+        return boxes
 
     def add(self, subtask_id: str) -> None:
         if all(s.id != subtask_id for s in self.active):
             self.active.append(self.scenario.subtask(subtask_id))
 
-    def cancel(self, subtask_id: str) -> None:
+    def cancel(self, subtask_id: str, undo: list[str] | None = None) -> None:
+        """Drop a subtask the user cancelled; if its work was done and the scenario says how to
+        undo it, an "Undo: ..." box stays open until the `undo` checks hold."""
+        cancelled = next((s for s in self.active if s.id == subtask_id), None)
         self.active = [s for s in self.active if s.id != subtask_id]
+        if cancelled is None or subtask_id not in self.done or not undo:
+            return
+        box = f"undo:{subtask_id}"
+        self.active.append(
+            cancelled.model_copy(update={"id": box, "title": f"Undo: {cancelled.title}"})
+        )
+        self.undo[box] = list(undo)
+        self._check_undo()
 
     @property
     def pending(self) -> list[Subtask]:

@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from openpyxl import Workbook, load_workbook
+from openpyxl.utils import range_boundaries
 
 from harness.scenario import Scenario
 
@@ -158,6 +159,24 @@ class Workspace:
         }
         book.close()
         return sheets
+
+    def xlsx_sheet_names(self, path: str) -> list[str]:
+        book = _load_book(self._existing(path), path, read_only=True)
+        names = list(book.sheetnames)
+        book.close()
+        return names
+
+    def xlsx_cells(self, path: str, sheet: str | None, cells: str) -> list[list[str]]:
+        book = _load_book(self._existing(path), path)
+        try:
+            worksheet = book[sheet] if sheet else book.worksheets[0]
+        except KeyError as error:
+            raise WorkspaceError(f"'{path}' has no sheet {sheet!r}.") from error
+        low_col, low_row, high_col, high_row = range_boundaries(cells)
+        rows = worksheet.iter_rows(
+            min_row=low_row, max_row=high_row, min_col=low_col, max_col=high_col, values_only=True
+        )
+        return [["" if value is None else str(value) for value in row] for row in rows]
 
     def csv_rows(self, path: str) -> list[list[str]]:
         return list(csv.reader(io.StringIO(self._existing(path).read_text(encoding="utf-8"))))

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.checks import run_checks
 from harness.scenario import ScenarioError, json_schema, load_scenario, load_scenarios, select
-from harness.tracker import TaskStateTracker
+from harness.scenario_check import Replay, replay, solution
 from harness.workspace import Workspace
 
 SCENARIOS = load_scenarios()
@@ -26,33 +25,14 @@ CATALOGUE_TAGS = {
 }
 
 
-def replay(scenario_id: str, wrong: bool = False) -> tuple[bool, TaskStateTracker]:
-    """Replay the reference through the workspace; `wrong` skips its last write."""
+def replay_reference(scenario_id: str, wrong: bool = False) -> Replay:
+    """Replay the reference; `wrong` leaves out its last workspace-changing step."""
     scenario = next(s for s in SCENARIOS if s.id == scenario_id)
-    workspace = Workspace.create(scenario)
-    tracker = TaskStateTracker(scenario)
-    for turn in scenario.user_turns:
-        if turn.action == "add" and turn.subtask:
-            tracker.add(turn.subtask)
-        if turn.action == "cancel" and turn.subtask:
-            tracker.cancel(turn.subtask)
-    steps = [s for s in scenario.reference if not _cancelled(scenario, s.subtask)]
+    steps = solution(scenario)
     if wrong:
-        last_write = max(
-            i for i, s in enumerate(steps) if s.tool not in ("read_file", "list_files")
-        )
-        steps = steps[:last_write] + steps[last_write + 1 :]
-    for step in steps:
-        getattr(workspace, step.tool)(**step.args)
-        tracker.observe(step.tool, step.args, ok=True)
-    try:
-        return all(r.passed for r in run_checks(workspace, scenario)), tracker
-    finally:
-        workspace.cleanup()
-
-
-def _cancelled(scenario: object, subtask: str) -> bool:
-    return any(t.action == "cancel" and t.subtask == subtask for t in scenario.user_turns)  # type: ignore[attr-defined]
+        last = max(i for i, (_, s) in enumerate(steps) if s.tool not in ("read_file", "list_files"))
+        steps = steps[:last] + steps[last + 1 :]
+    return replay(scenario, steps)
 
 
 def test_catalogue_is_complete() -> None:
@@ -64,15 +44,13 @@ def test_catalogue_is_complete() -> None:
 
 @pytest.mark.parametrize("scenario_id", IDS)
 def test_reference_solution_passes_and_ticks_every_subtask(scenario_id: str) -> None:
-    passed, tracker = replay(scenario_id)
-    assert passed
-    assert tracker.pending == []
+    result = replay_reference(scenario_id)
+    assert (result.failed_calls, result.failed_checks, result.pending) == ([], [], [])
 
 
 @pytest.mark.parametrize("scenario_id", IDS)
 def test_a_deliberately_wrong_solution_fails(scenario_id: str) -> None:
-    passed, _ = replay(scenario_id, wrong=True)
-    assert not passed
+    assert replay_reference(scenario_id, wrong=True).failed_checks
 
 
 def test_errors_name_the_file_and_the_field(tmp_path: Path) -> None:

@@ -62,28 +62,45 @@ def follower(
         prompt = next(m.text for m in messages if isinstance(m, ChatMessageUser))
         scenario = next(s for s in SCENARIOS.values() if s.prompt == prompt)
         said = " ".join(m.text for m in messages if isinstance(m, ChatMessageUser))
-        steps = [s for s in scenario.reference if _wanted(scenario, s.subtask, said)]
         made = [
             (c.function, c.arguments)
             for m in messages
             if isinstance(m, ChatMessageAssistant)
             for c in m.tool_calls or []
         ]
-        todo = [call for call in solve(steps) if call not in made]
-        return turn(todo[0]) if todo else turn(text="Done.")
+        steps = [
+            s
+            for s in scenario.reference
+            if _wanted(scenario, s, said, started=_started(scenario, s.subtask, made, solve))
+        ]
+        unclaimed = list(made)
+        for call in solve(steps):  # the first planned call not yet made (repeats count)
+            if call in unclaimed:
+                unclaimed.remove(call)
+            else:
+                return turn(call)
+        return turn(text="Done.")
 
     return script
 
 
-def _wanted(scenario: Scenario, subtask: str, said: str) -> bool:
+def _started(
+    scenario: Scenario, subtask: str, made: list[Call], solve: Callable[[list[Step]], list[Call]]
+) -> bool:
+    work = [s for s in scenario.reference if s.subtask == subtask and not s.undo]
+    return any(call in made for call in solve(work))
+
+
+def _wanted(scenario: Scenario, step: Step, said: str, started: bool) -> bool:
     for user_turn in scenario.user_turns:
-        if user_turn.subtask != subtask:
+        if user_turn.subtask != step.subtask:
             continue
         if user_turn.action == "add" and user_turn.message not in said:
             return False
         if user_turn.action == "cancel" and user_turn.message in said:
-            return False
-    return True
+            # cancelled: leave its work undone, or undo it if it was already done
+            return step.undo and started
+    return not step.undo
 
 
 @pytest.mark.parametrize("solve", [reference, respelled], ids=["reference", "respelled"])

@@ -71,6 +71,7 @@ class Memory:
     cancelled: set[str] = field(default_factory=set)
     renamed: dict[str, str] = field(default_factory=dict)
     user_ops: list[tuple[str, str]] = field(default_factory=list)
+    undo_queue: list[int] = field(default_factory=list)  # reference steps reverting cancelled work
     inflight: dict[str, int] = field(default_factory=dict)  # call id -> reference step
     reminded: bool = False
     repair_now: bool = False
@@ -135,8 +136,6 @@ class SimPolicy:
 
     def _observe_tool(self, message: ChatMessageTool, call: Any) -> None:
         text = message.text
-        if text.startswith("<reminder>"):
-            self.m.reminded = True
         function = message.function or (call.function if call else "")
         error = message.error.message if message.error else None
         if function in _TODO_TOOLS:
@@ -181,6 +180,9 @@ class SimPolicy:
 
     def _observe_user(self, text: str) -> None:
         m = self.m
+        if text.startswith("<reminder>"):
+            m.reminded = True
+            return
         if text.startswith("Completion blocked"):
             for subtask in self.s.subtasks:
                 if f"[ ] {subtask.title}" in text:
@@ -201,12 +203,23 @@ class SimPolicy:
                     m.added.append(turn.subtask)
                 elif turn.action == "cancel":
                     m.cancelled.add(turn.subtask)
+                    if any(i in m.steps_done for i in self._step_ids(turn.subtask)):
+                        # its work is already done: revert it as the scenario says how
+                        m.undo_queue.extend(
+                            i
+                            for i, step in enumerate(self.s.reference)
+                            if step.subtask == turn.subtask and step.undo
+                        )
                 elif turn.action == "rename" and turn.new_text:
                     m.renamed[turn.subtask] = turn.new_text
 
     # -- beliefs -----------------------------------------------------------------
     def _step_ids(self, subtask_id: str) -> list[int]:
-        return [i for i, step in enumerate(self.s.reference) if step.subtask == subtask_id]
+        return [
+            i
+            for i, step in enumerate(self.s.reference)
+            if step.subtask == subtask_id and not step.undo
+        ]
 
     def _step_finished(self, index: int, exact: bool) -> None:
         m = self.m
@@ -274,6 +287,9 @@ class SimPolicy:
             return Decision(calls=[("list_todos", {})])
         if m.user_ops:
             return self._user_op(tools, granular)
+        if m.undo_queue:
+            step = self.s.reference[m.undo_queue.pop(0)]
+            return Decision(calls=[(step.tool, dict(step.args))])
         work = self._next_work()
         update = Decision()
         if self._sync_due(work):
