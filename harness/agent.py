@@ -39,6 +39,7 @@ from harness.ledger import (
 from harness.recover import RECOVERED
 from harness.scenario import Scenario, UserTurn
 from harness.todo import LEVELS, render
+from harness.todo.base import MAX_ITEMS
 from harness.tools import Episode, todo_tools, workspace_tools
 from harness.tracker import TaskStateTracker
 from harness.user_turns import UserScript, apply
@@ -83,7 +84,7 @@ def todo_agent(variant: Variant) -> Solver:
         scenario = scenario_of(state)
         workspace = Workspace.create(scenario)
         episode = Episode(
-            store=LEVELS[variant.level](),
+            store=LEVELS[variant.level](None if variant.uncapped else MAX_ITEMS),
             workspace=workspace,
             ledger=Ledger(scenario=scenario.id, variant=variant.label),
             tracker=TaskStateTracker(scenario, workspace),
@@ -298,11 +299,10 @@ class _Loop:
             self.ledger.events.append(apply(user_turn, turn, self.episode.tracker))
 
     def _maybe_compact(self, turn: int) -> None:
-        compaction = self.scenario.compaction
-        if compaction is None or compaction.at_turn != turn:
-            return
-        self.history, dropped = compact(self.history, compaction)
-        self.ledger.events.append(CompactionEvent(turn=turn, dropped_messages=dropped))
+        for compaction in self.scenario.compactions:
+            if compaction.at_turn == turn:
+                self.history, dropped = compact(self.history, compaction)
+                self.ledger.events.append(CompactionEvent(turn=turn, dropped_messages=dropped))
 
 
 def task_state_block(snapshot: dict[str, Any], blocked: int) -> str:

@@ -289,7 +289,8 @@ class Scenario(_Strict):
     checks: list[OutcomeCheck] = Field(min_length=1)
     reference: list[Step] = Field(min_length=1)
     user_turns: list[UserTurn] = Field(default_factory=list)
-    compaction: Compaction | None = None
+    #: one compaction, or several (each at its own turn)
+    compaction: Compaction | list[Compaction] | None = None
     confusions: dict[str, str] = Field(default_factory=dict)
     max_turns: int = Field(default=40, ge=1, le=500)
 
@@ -339,11 +340,11 @@ class Scenario(_Strict):
                     f"user_turns.{i}.after_turn: {turn.after_turn} is beyond max_turns "
                     f"{self.max_turns}, so the user would never speak"
                 )
-        if self.compaction and self.compaction.at_turn > self.max_turns:
-            raise ValueError(
-                f"compaction.at_turn: {self.compaction.at_turn} is beyond max_turns "
-                f"{self.max_turns}"
-            )
+        for compaction in self.compactions:
+            if compaction.at_turn > self.max_turns:
+                raise ValueError(
+                    f"compaction.at_turn: {compaction.at_turn} is beyond max_turns {self.max_turns}"
+                )
         for subtask in self.subtasks:
             for j, rule in enumerate(subtask.done_when):
                 where = f"subtasks.{subtask.id}.done_when.{j}"
@@ -371,6 +372,12 @@ class Scenario(_Strict):
                 "on each other in a cycle"
             )
         return self
+
+    @property
+    def compactions(self) -> list[Compaction]:
+        if self.compaction is None:
+            return []
+        return self.compaction if isinstance(self.compaction, list) else [self.compaction]
 
     def all_files(self) -> list[FileSpec]:
         return [*self.files, *(f for g in self.generated for f in g.expand())]
@@ -438,13 +445,20 @@ def load_scenario(path: Path) -> Scenario:
 _CACHE: dict[tuple[Path, int], Scenario] = {}
 
 
-def _load_scenario(path: Path) -> Scenario:
+def _read_yaml(path: Path) -> dict[str, Any]:
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
-    except (OSError, yaml.YAMLError) as error:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise ScenarioError(f"{path}: cannot read YAML: {error}") from error
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def _load_scenario(path: Path) -> Scenario:
+    data = _read_yaml(path)
+    if "family" in data:
+        raise ScenarioError(f"{path}: a generated family; load it with load_file")
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as error:
@@ -462,14 +476,41 @@ def _load_scenario(path: Path) -> Scenario:
     return scenario
 
 
+def load_file(path: Path) -> list[Scenario]:
+    """The scenarios of one file: a scenario, or every member of a generated family."""
+    data = _read_yaml(path)
+    if "family" not in data:
+        return [load_scenario(path)]
+    from harness.families import Family
+
+    try:
+        raws = Family.model_validate(data).expand(path.stem)
+    except (ValidationError, ValueError) as error:
+        raise ScenarioError(f"{path}: {_first_error(error)}") from error
+    out = []
+    for raw in raws:
+        try:
+            out.append(Scenario.model_validate(raw))
+        except ValidationError as error:
+            raise ScenarioError(f"{path}: generated {raw['id']}: {_first_error(error)}") from error
+    return out
+
+
+def _first_error(error: ValidationError | ValueError) -> str:
+    if not isinstance(error, ValidationError):
+        return str(error)
+    first = error.errors()[0]
+    return f"field '{_field_path(first['loc'])}': {first['msg'].removeprefix('Value error, ')}"
+
+
 def load_scenarios(directory: Path = SCENARIO_DIR) -> list[Scenario]:
-    """Every scenario in a directory, sorted by id."""
+    """Every scenario in a directory (generated families expanded), sorted by file."""
     paths = sorted(directory.glob("*.yaml"))
     if not paths:
         raise ScenarioError(f"{directory}: no *.yaml scenario files found")
-    scenarios = [load_scenario(p) for p in paths]
-    check_unique_prompts(zip(paths, scenarios, strict=True))
-    return scenarios
+    loaded = [(p, s) for p in paths for s in load_file(p)]
+    check_unique_prompts(loaded)
+    return [s for _, s in loaded]
 
 
 def check_unique_prompts(loaded: Iterable[tuple[Path, Scenario]]) -> None:
@@ -484,13 +525,23 @@ def check_unique_prompts(loaded: Iterable[tuple[Path, Scenario]]) -> None:
         seen[key] = path
 
 
+#: scenarios with this tag form the stress suite: run with `--scenarios hard`, never by default
+STRESS_TAG = "hard"
+
+
 def select(scenarios: Iterable[Scenario], wanted: Sequence[str] | str | None) -> list[Scenario]:
-    """Filter by ids or tags (comma-separated string or list); None or 'all' keeps everything."""
+    """Filter by ids or tags (comma-separated string or list).
+
+    None or 'all' is the default suite: every scenario not tagged `hard`.
+    """
     pool = list(scenarios)
+    default = [s for s in pool if STRESS_TAG not in s.tags]
     if wanted is None or wanted == "all" or wanted == []:
-        return pool
+        return default
     names = [w.strip() for w in (wanted.split(",") if isinstance(wanted, str) else wanted)]
     names = [n for n in names if n]
+    if "all" in names:
+        names = [n for n in names if n != "all"] + [s.id for s in default]
     known = {s.id for s in pool} | {t for s in pool for t in s.tags}
     unknown = [n for n in names if n not in known]
     if unknown:

@@ -5,7 +5,9 @@ For each scenario, in fresh workspaces:
   succeeding, reads every input it depends on, and passes every outcome check;
 - gate: the oracle gate ticks every active subtask on the reference (zero blocked completions);
 - sensitivity: leaving out any step that changes the workspace, or doing a cancelled subtask's
-  work anyway, makes at least one outcome check fail; no check passes whatever is done;
+  work anyway, makes at least one outcome check fail; no check passes whatever is done (for a
+  reference longer than 40 steps, as generated families have, an evenly spaced sample of 40
+  steps is left out, and vacuous checks are not judged);
 - lint: confusions that match nothing, subtask titles their own keywords do not match.
 """
 
@@ -57,8 +59,9 @@ def solution(scenario: Scenario) -> list[tuple[int, Step]]:
     ]
 
 
-def replay(scenario: Scenario, steps: Iterable[tuple[int, Step]]) -> Replay:
-    """Run steps through the workspace and the tracker; report failures and pending subtasks."""
+def replay(scenario: Scenario, steps: Iterable[tuple[int, Step]], track: bool = True) -> Replay:
+    """Run steps through the workspace (and the tracker, if `track`); report failures and
+    pending subtasks. Ablations skip the tracker: only their outcome checks matter."""
     workspace = Workspace.create(scenario)
     tracker = TaskStateTracker(scenario, workspace)
     for turn in scenario.user_turns:
@@ -74,15 +77,28 @@ def replay(scenario: Scenario, steps: Iterable[tuple[int, Step]]) -> Replay:
             except (WorkspaceError, OSError, TypeError, ValueError) as error:
                 failed.append((index, str(error)))
                 continue
-            tracker.observe(step.tool, step.args, ok=True)
+            if track:
+                tracker.observe(step.tool, step.args, ok=True)
         results = run_checks(workspace, scenario)
     finally:
         workspace.cleanup()
     return Replay(
         failed_calls=failed,
         failed_checks=[i for i, r in enumerate(results) if not r.passed],
-        pending=[s.id for s in tracker.pending],
+        pending=[s.id for s in tracker.pending] if track else [],
     )
+
+
+#: above this many steps (generated families), ablations use an evenly spaced sample
+MAX_ABLATIONS = 40
+
+
+def _sample(steps: list[tuple[int, Step]]) -> set[int]:
+    """Positions to ablate: all of them, or an evenly spaced sample for long references."""
+    if len(steps) <= MAX_ABLATIONS:
+        return set(range(len(steps)))
+    stride = len(steps) / MAX_ABLATIONS
+    return {int(k * stride) for k in range(MAX_ABLATIONS)} | {len(steps) - 1}
 
 
 def _describe(step: Step) -> str:
@@ -137,9 +153,11 @@ def check_scenario(scenario: Scenario, path: str) -> list[Problem]:
     # sensitivity: each workspace-changing step must matter to some check
     can_fail: set[int] = set()
     for position, (index, step) in enumerate(steps):
-        if step.tool in READ_ONLY:
+        if step.tool in READ_ONLY or position not in _sample(steps):
             continue
-        failing = replay(scenario, steps[:position] + steps[position + 1 :]).failed_checks
+        failing = replay(
+            scenario, steps[:position] + steps[position + 1 :], track=False
+        ).failed_checks
         can_fail.update(failing)
         if not failing:
             problem(
@@ -148,11 +166,13 @@ def check_scenario(scenario: Scenario, path: str) -> list[Problem]:
                 "(a check that nothing can fail proves nothing)",
             )
     for position, (index, step) in enumerate(steps):
+        if position not in _sample(steps):
+            continue
         for original, confused in scenario.confusions.items():
             wrong = _confused(step, original, confused)
             if wrong is not None:
                 variant = [*steps[:position], (index, wrong), *steps[position + 1 :]]
-                can_fail.update(replay(scenario, variant).failed_checks)
+                can_fail.update(replay(scenario, variant, track=False).failed_checks)
     for i, turn in enumerate(scenario.user_turns):
         if turn.action != "cancel" or turn.subtask is None:
             continue
@@ -166,7 +186,8 @@ def check_scenario(scenario: Scenario, path: str) -> list[Problem]:
         ]
         if not work:
             continue
-        failing = replay(scenario, sorted([*steps, *work], key=lambda pair: pair[0])).failed_checks
+        anyway = sorted([*steps, *work], key=lambda pair: pair[0])
+        failing = replay(scenario, anyway, track=False).failed_checks
         can_fail.update(failing)
         if not failing:
             problem(
@@ -176,7 +197,7 @@ def check_scenario(scenario: Scenario, path: str) -> list[Problem]:
             )
         if undo:
             # the work done before the cancel, then reverted: must end as well as never doing it
-            reverted = replay(scenario, [*sorted([*steps, *work], key=lambda p: p[0]), *undo])
+            reverted = replay(scenario, [*anyway, *undo], track=False)
             for index, error in reverted.failed_calls:
                 problem(f"reference.{index}", f"undo step failed: {error}")
             for index in reverted.failed_checks:
@@ -184,8 +205,10 @@ def check_scenario(scenario: Scenario, path: str) -> list[Problem]:
                     f"user_turns.{i}.undo",
                     f"checks.{index} still fails after the undo steps revert '{turn.subtask}'",
                 )
+    sampled = len(_sample(steps)) < len(steps)
     for index, check in enumerate(scenario.checks):
-        if index not in can_fail:
+        # with a sample, a check only the unsampled steps touch would look vacuous: no verdict
+        if index not in can_fail and not sampled:
             problem(
                 f"checks.{index}",
                 f"{check.kind} {check.path} is vacuous: no left-out step, confusion or "
@@ -207,18 +230,20 @@ def check_scenario(scenario: Scenario, path: str) -> list[Problem]:
 
 def check_files(paths: Iterable[Path]) -> tuple[list[str], int]:
     """Check scenario files: (one line per problem, exit code 0 ok / 1 problems / 2 invalid)."""
-    from harness.scenario import ScenarioError, load_scenario
+    from harness.scenario import ScenarioError, load_file
 
     lines: list[str] = []
     invalid = found = 0
     for file in paths:
         try:
-            scenario = load_scenario(file)
+            scenarios = load_file(file)
         except ScenarioError as error:
             lines.append(str(error))
             invalid += 1
             continue
-        problems = check_scenario(scenario, str(file))
-        lines.extend(p.line() for p in problems)
-        found += len(problems)
+        for scenario in scenarios:
+            where = str(file) if len(scenarios) == 1 else f"{file} [{scenario.id}]"
+            problems = check_scenario(scenario, where)
+            lines.extend(p.line() for p in problems)
+            found += len(problems)
     return lines, 2 if invalid else 1 if found else 0

@@ -62,7 +62,11 @@ def _todo_tool(
             raise ToolError(error)
         return result
 
-    return _define(run, name, params, _signature(name))
+    cap = episode.store.max_items
+    description = TOOL_DESCRIPTIONS[name].replace("20", str(cap)) if cap else None
+    if cap is None and name == "todo":
+        description = TOOL_DESCRIPTIONS[name].replace("at most 20 items, ", "")
+    return _define(run, name, params, _signature(name), description)
 
 
 def _workspace_tool(
@@ -109,11 +113,13 @@ def _define(
     name: str,
     params: dict[str, str],
     signature: Callable[..., Awaitable[str]],
+    description: str | None = None,
 ) -> ToolDef:
     run.__signature__ = pyinspect.signature(signature)  # type: ignore[attr-defined]
     run.__annotations__ = dict(signature.__annotations__)
     run.__name__ = name
-    return ToolDef(run, name=name, description=TOOL_DESCRIPTIONS[name], parameters=params)
+    text = description or TOOL_DESCRIPTIONS[name]
+    return ToolDef(run, name=name, description=text, parameters=params)
 
 
 async def _todo(items: list[TodoInput]) -> str:

@@ -30,6 +30,8 @@ class Variant(BaseModel):
     level: str  # L0..L3
     inject: bool = False
     gate: bool = False
+    #: lift the demo's 20-item cap (for studies of long lists; not a design of its own)
+    uncapped: bool = False
 
     @property
     def label(self) -> str:
@@ -37,7 +39,7 @@ class Variant(BaseModel):
             name = "L4-inject"
         else:
             name = LEVEL_NAMES[self.level] + ("+inject" if self.inject else "")
-        return name + ("+gate" if self.gate else "")
+        return name + ("+gate" if self.gate else "") + ("+uncapped" if self.uncapped else "")
 
     @classmethod
     def parse(cls, name: str, inject: bool = False, gate: bool = False) -> Variant:
@@ -47,17 +49,21 @@ class Variant(BaseModel):
         if not head:
             raise ValueError(
                 f"unknown variant '{name}' (expected one of {', '.join(HEADLINE)}, "
-                "optionally with +inject / +gate)"
+                "optionally with +inject / +gate / +uncapped)"
             )
         level = int(head.group(1))
         flags = set(parts[1:])
-        unknown = flags - {"inject", "gate"}
+        unknown = flags - {"inject", "gate", "uncapped"}
         if unknown:
             raise ValueError(f"unknown switch '{'+'.join(sorted(unknown))}' in variant '{name}'")
+        uncapped = "uncapped" in flags
         if level == 4:
-            return cls(level="L3", inject=True, gate=gate or "gate" in flags)
+            return cls(level="L3", inject=True, gate=gate or "gate" in flags, uncapped=uncapped)
         return cls(
-            level=f"L{level}", inject=inject or "inject" in flags, gate=gate or "gate" in flags
+            level=f"L{level}",
+            inject=inject or "inject" in flags,
+            gate=gate or "gate" in flags,
+            uncapped=uncapped,
         )
 
 

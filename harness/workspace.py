@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import shutil
 import tempfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from openpyxl import Workbook, load_workbook
@@ -24,6 +25,7 @@ class Workspace:
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
+        self._root = str(self.root)
 
     @classmethod
     def create(cls, scenario: Scenario) -> Workspace:
@@ -43,26 +45,28 @@ class Workspace:
     def normalise(path: object) -> str:
         """The canonical workspace-relative spelling of a path (`./a//b` -> `a/b`), or refuse.
 
-        Pure: no file-system access, so rules and detectors can compare paths with it.
+        Pure string work, linear in the path's length: rules and detectors compare paths with
+        it, and every tool call goes through it.
         """
         raw = str(path).strip()
         if not raw:
             raise WorkspaceError("path required.")
-        pure = PurePosixPath(raw.replace("\\", "/"))
-        if pure.is_absolute() or raw.startswith("~"):
+        text = raw.replace("\\", "/")
+        if text.startswith("/") or raw.startswith("~"):
             raise WorkspaceError(f"Refused: '{raw}' is absolute; use a path inside the workspace.")
-        if ".." in pure.parts:
+        parts = [part for part in text.split("/") if part not in ("", ".")]
+        if ".." in parts:
             raise WorkspaceError(f"Refused: '{raw}' leaves the workspace.")
-        return pure.as_posix()
+        return "/".join(parts) or "."
 
     def resolve(self, path: str) -> Path:
         """Map a workspace-relative path to a real path, refusing anything outside."""
         relative = self.normalise(path)
-        target = (self.root / relative).resolve()
-        # resolve() follows symlinks, so a link pointing out is caught here too
-        if target != self.root and self.root not in target.parents:
+        # realpath follows symlinks, so a link pointing out is caught here too
+        target = os.path.realpath(os.path.join(self._root, relative))
+        if target != self._root and not target.startswith(self._root + os.sep):
             raise WorkspaceError(f"Refused: '{str(path).strip()}' leaves the workspace.")
-        return target
+        return Path(target)
 
     def rel(self, target: Path) -> str:
         return target.relative_to(self.root).as_posix()

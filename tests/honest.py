@@ -11,6 +11,7 @@ import configparser
 import csv
 import io
 import json
+import re
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
@@ -186,20 +187,86 @@ def monthly_merge() -> Program:
     yield None
 
 
-PROGRAMS: dict[str, Callable[[], Program]] = {
-    "config_migration": config_migration,
-    "monthly_merge": monthly_merge,
-    "excel_export": excel_export,
-    "rename_chain": rename_chain,
-    "near_duplicates": near_duplicates,
-    "main_and_test": main_and_test,
-    "sales_summary": sales_summary,
-    "user_adds_csv": user_adds_csv,
-    "user_cancels": user_cancels,
-    "user_renames": user_renames,
-    "long_list": uppercase_notes,
-    "compaction": uppercase_notes,
+def copy_in_capitals(prompt: str) -> Program:
+    """The generated per-file family: copy the files the prompt names in capitals, leaving
+    hyphenated decoys alone, and follow the user's additions and cancellations."""
+    last = re.search(r"\.\.\. in/(\S+)\.txt", prompt)
+    assert last, prompt
+    heard = ""
+    listing = yield ("list_files", {})
+    heard += listing.user
+    stems = sorted(
+        f.removeprefix("in/").removesuffix(".txt")
+        for f in _lines(listing.result)
+        if f.startswith("in/") and "-" not in f
+    )
+    queue = [stem for stem in stems if stem <= last.group(1)]
+    copied: list[str] = []
+    while True:
+        for stem in stems:  # a file the user asked for since
+            if f"Also copy in/{stem}.txt" in heard and stem not in queue and stem not in copied:
+                queue.append(stem)
+        for stem in list(copied):  # a copy the user no longer wants
+            if f"Skip {stem}.txt" in heard:
+                copied.remove(stem)
+                heard += (yield ("delete_file", {"path": f"out/{stem}.txt"})).user
+        queue = [stem for stem in queue if f"Skip {stem}.txt" not in heard]
+        if not queue:
+            heard += (yield None).user
+            asked = any(f"Also copy in/{s}.txt" in heard and s not in copied for s in stems)
+            if not asked and not any(f"Skip {s}.txt" in heard for s in copied):
+                return
+            continue
+        stem = queue.pop(0)
+        reply = yield ("read_file", {"path": f"in/{stem}.txt"})
+        heard += reply.user
+        page = {"path": f"out/{stem}.txt", "content": reply.result.upper()}
+        heard += (yield ("write_file", page)).user
+        copied.append(stem)
+
+
+def long_rename_chain(prompt: str) -> Program:
+    last = re.search(r"up to (stage_\d+\.txt)", prompt)
+    assert last, prompt
+    listing = yield ("list_files", {})
+    current = next(f for f in _lines(listing.result) if f.startswith("stage_"))
+    log = []
+    while current != last.group(1):
+        number = int(current.removeprefix("stage_").removesuffix(".txt"))
+        target = f"stage_{number + 1:03d}.txt"
+        reply = yield ("rename_file", {"src": current, "dst": target})
+        if not reply.result.startswith("Renamed"):
+            break
+        log.append(f"{current} -> {target}")
+        current = target
+    yield ("write_file", {"path": "log.md", "content": "\n".join(log) + "\n"})
+    yield None
+
+
+#: the program for each scenario id, given the episode's prompt
+PROGRAMS: dict[str, Callable[[str], Program]] = {
+    "config_migration": lambda _: config_migration(),
+    "monthly_merge": lambda _: monthly_merge(),
+    "excel_export": lambda _: excel_export(),
+    "rename_chain": lambda _: rename_chain(),
+    "near_duplicates": lambda _: near_duplicates(),
+    "main_and_test": lambda _: main_and_test(),
+    "sales_summary": lambda _: sales_summary(),
+    "user_adds_csv": lambda _: user_adds_csv(),
+    "user_cancels": lambda _: user_cancels(),
+    "user_renames": lambda _: user_renames(),
+    "long_list": lambda _: uppercase_notes(),
+    "compaction": lambda _: uppercase_notes(),
 }
+
+
+def program_for(scenario_id: str) -> Callable[[str], Program]:
+    """Generated families share one program per family."""
+    if scenario_id.startswith("hard_notes_"):
+        return copy_in_capitals
+    if scenario_id.startswith("hard_chain_"):
+        return long_rename_chain
+    return PROGRAMS[scenario_id]
 
 
 class HonestAgent:
@@ -222,7 +289,7 @@ class HonestAgent:
             else "",
         )
         if prompt not in self.running:
-            program = PROGRAMS[self.pick(prompt)]()
+            program = program_for(self.pick(prompt))(prompt)
             self.running[prompt] = (program, 0)
             call = next(program)
         else:

@@ -10,22 +10,29 @@ from inspect_ai.model import get_model
 
 from harness.scenario import load_scenarios
 from harness.task import build_task
-from tests.honest import PROGRAMS, HonestAgent
+from tests.honest import HonestAgent, program_for
 
 pytestmark = pytest.mark.slow
 SCENARIOS = load_scenarios()
 
 
 def test_every_shipped_scenario_has_an_honest_program() -> None:
-    assert {s.id for s in SCENARIOS} <= set(PROGRAMS)
+    for scenario in SCENARIOS:
+        program_for(scenario.id)  # a KeyError names a scenario no program solves
 
 
-def test_the_honest_agent_solves_every_scenario_through_the_gate(tmp_path: Path) -> None:
+@pytest.mark.parametrize("suite", ["all", "hard"])
+def test_the_honest_agent_solves_every_scenario_through_the_gate(
+    suite: str, tmp_path: Path
+) -> None:
     by_prompt = {s.prompt: s.id for s in SCENARIOS}
     agent = HonestAgent(lambda prompt: by_prompt[prompt])
     model = get_model("mockllm/model", custom_outputs=lambda m, t, *_: agent(m, t))
     logs = eval(
-        build_task(variant="L4-inject+gate"), model=model, display="none", log_dir=str(tmp_path)
+        build_task(variant="L4-inject+gate+uncapped", scenarios=suite),
+        model=model,
+        display="none",
+        log_dir=str(tmp_path),
     )
     assert logs[0].status == "success" and logs[0].samples
     for sample in logs[0].samples:

@@ -107,7 +107,7 @@ def test_task_can_cap_every_turn_budget() -> None:
 
     task = build_task("L0-rewrite", max_turns=3)
     budgets = [s.metadata["scenario"]["max_turns"] for s in task.dataset if s.metadata]
-    assert len(budgets) == len(SCENARIOS) and max(budgets) == 3
+    assert len(budgets) == len(select(SCENARIOS, "all")) and max(budgets) == 3
 
 
 @pytest.mark.parametrize("scenario_id", IDS)
@@ -156,3 +156,10 @@ def test_prompts_must_be_unique(tmp_path: Path) -> None:
         )
     with pytest.raises(ScenarioError, match=r"two\.yaml: field 'prompt': the same prompt"):
         load_scenarios(tmp_path)
+
+
+def test_the_stress_suite_is_opt_in() -> None:
+    default = {s.id for s in select(SCENARIOS, "all")}
+    hard = {s.id for s in select(SCENARIOS, "hard")}
+    assert hard and not default & hard
+    assert {s.id for s in select(SCENARIOS, "all,hard")} == default | hard

@@ -63,7 +63,7 @@ class Memory:
     verified: set[str] = field(default_factory=set)  # bookkeeping only: steps ran exactly and ok
     verified_steps: set[int] = field(default_factory=set)
     exact_steps: set[int] = field(default_factory=set)
-    compactions_seen: int = 0
+    history_seen: int = 0  # length of the history at the last turn
     early: set[str] = field(default_factory=set)
     forced: set[str] = field(default_factory=set)
     exact_args: set[str] = field(default_factory=set)
@@ -108,14 +108,10 @@ class SimPolicy:
                 self._observe_tool(message, calls.get(message.tool_call_id or ""))
             elif isinstance(message, ChatMessageUser) and last >= 0:
                 self._observe_user(message.text)
-        notes = sum(
-            1
-            for msg in messages
-            if isinstance(msg, ChatMessageUser) and msg.text.startswith(_COMPACTED)
-        )
-        if notes > m.compactions_seen:
-            m.compactions_seen = notes
+        # a history shorter than the last one seen was compacted (each compaction once)
+        if len(messages) < m.history_seen:
             self._compacted()
+        m.history_seen = len(messages)
         if injected is not None:
             self._see(injected)
 
@@ -569,7 +565,6 @@ class SimPolicy:
         return kept, faults
 
 
-_COMPACTED = "[Earlier conversation was compacted"
 _TODO_TOOLS = {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
 
 

@@ -37,12 +37,12 @@ def render(items: Sequence[TodoItem]) -> str:
     return "\n".join(lines)
 
 
-def parse_items(raw: Any) -> list[TodoItem]:
+def parse_items(raw: Any, max_items: int | None = MAX_ITEMS) -> list[TodoItem]:
     """Apply the classic demo's rules to a full list sent by the model."""
     if not isinstance(raw, list):
         raise TodoRejected("`items` must be a list of {id, text, status} objects.")
-    if len(raw) > MAX_ITEMS:
-        raise TodoRejected(f"Max {MAX_ITEMS} todos allowed, got {len(raw)}.")
+    if max_items is not None and len(raw) > max_items:
+        raise TodoRejected(f"Max {max_items} todos allowed, got {len(raw)}.")
     items: list[TodoItem] = []
     for position, entry in enumerate(raw, start=1):
         if not isinstance(entry, dict):
@@ -85,13 +85,15 @@ class TodoStore:
     name: ClassVar[str] = "base"
     TOOLS: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self) -> None:
+    def __init__(self, max_items: int | None = MAX_ITEMS) -> None:
         self.items: list[TodoItem] = []
         self._next_id = 1
+        #: the demo's cap on list length; None lifts it (the `+uncapped` study variants)
+        self.max_items = max_items
 
     # -- full rewrite (L0-L2) ------------------------------------------------
     def write(self, raw: Any) -> str:
-        items = parse_items(raw)
+        items = parse_items(raw, self.max_items)
         self.check_write(items)
         self._replace(items)
         return render(self.items)
@@ -104,8 +106,8 @@ class TodoStore:
         text = str(text).strip()
         if not text:
             raise TodoRejected("text required.")
-        if len(self.items) >= MAX_ITEMS:
-            raise TodoRejected(f"Max {MAX_ITEMS} todos allowed.")
+        if self.max_items is not None and len(self.items) >= self.max_items:
+            raise TodoRejected(f"Max {self.max_items} todos allowed.")
         item = TodoItem(id=str(self._next_id), text=text)
         self._replace([*self.items, item])
         return f"Added #{item.id}: {item.text}"

@@ -4,7 +4,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from harness.todo.base import TodoItem, TodoRejected, TodoStore
+from harness.todo.base import MAX_ITEMS, TodoItem, TodoRejected, TodoStore
 
 
 class Op(BaseModel):
@@ -27,8 +27,8 @@ class GranularStore(TodoStore):
         "list_todos",
     )
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, max_items: int | None = MAX_ITEMS) -> None:
+        super().__init__(max_items)
         self.op_log: list[Op] = []
 
     def write(self, raw: Any) -> str:
