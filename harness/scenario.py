@@ -532,7 +532,8 @@ STRESS_TAG = "hard"
 def select(scenarios: Iterable[Scenario], wanted: Sequence[str] | str | None) -> list[Scenario]:
     """Filter by ids or tags (comma-separated string or list).
 
-    None or 'all' is the default suite: every scenario not tagged `hard`.
+    None or 'all' is the default suite: every scenario not tagged `hard`. A tag selects from the
+    default suite; the stress scenarios come only with `hard` or by id.
     """
     pool = list(scenarios)
     default = [s for s in pool if STRESS_TAG not in s.tags]
@@ -548,7 +549,13 @@ def select(scenarios: Iterable[Scenario], wanted: Sequence[str] | str | None) ->
         raise ScenarioError(
             f"unknown scenario id or tag: {', '.join(unknown)} (known: {', '.join(sorted(known))})"
         )
-    return [s for s in pool if s.id in names or set(s.tags) & set(names)]
+    stress = STRESS_TAG in names
+    # a tag picks from the default suite; stress scenarios need `hard` or their own id
+    return [
+        s
+        for s in pool
+        if s.id in names or (set(s.tags) & set(names) and (stress or STRESS_TAG not in s.tags))
+    ]
 
 
 def json_schema() -> str:

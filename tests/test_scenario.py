@@ -163,3 +163,9 @@ def test_the_stress_suite_is_opt_in() -> None:
     hard = {s.id for s in select(SCENARIOS, "hard")}
     assert hard and not default & hard
     assert {s.id for s in select(SCENARIOS, "all,hard")} == default | hard
+
+
+def test_a_tag_shared_with_stress_scenarios_picks_from_the_default_suite() -> None:
+    long = {s.id for s in select(SCENARIOS, "long")}
+    assert "long_list" in long and not any(i.startswith("hard_") for i in long)
+    assert "hard_notes_10" in {s.id for s in select(SCENARIOS, "hard_notes_10")}
