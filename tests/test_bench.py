@@ -55,8 +55,10 @@ def test_compaction_is_where_injection_pays(default_run: Path) -> None:
             m: sum(e.values[m] for e in episodes) for m in ("rejected_updates", "false_completion")
         }
     l3, l4 = per_variant["L3-granular"], per_variant["L4-inject"]
+    # after compaction an L3 agent updates by ids it no longer knows; injection shows them again.
+    # (False completions on this one scenario are premature "done" claims, too few per seed to
+    # order the two designs, so they are not asserted.)
     assert l4["rejected_updates"] < l3["rejected_updates"]
-    assert l4["false_completion"] < l3["false_completion"]
 
 
 def test_run_folder_contents(default_run: Path) -> None:

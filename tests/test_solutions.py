@@ -24,12 +24,12 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolInfo
 
-from harness.scenario import Scenario, Step, load_scenarios
+from harness.scenario import Scenario, Step, load_scenarios, select
 from harness.task import build_task
 from tests.scripted import turn
 
 pytestmark = pytest.mark.slow
-SCENARIOS = {s.id: s for s in load_scenarios()}
+SCENARIOS = {s.id: s for s in select(load_scenarios(), "all")}
 Call = tuple[str, dict[str, Any]]
 
 
