@@ -272,6 +272,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from harness.audit import main as audit
+
+    return audit(args.paths, args.format)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="todo-bench", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -342,6 +348,18 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("run", help="run folder (its logs are read)")
     cal.add_argument("--out", help="profile file (default RUN/calibrated_profile.yaml)")
     cal.set_defaults(func=cmd_calibrate)
+
+    aud = sub.add_parser(
+        "audit",
+        help="list integrity of real agents' session logs (Claude Code, Codex, OpenCode, inspect)",
+        description="Reads session logs (files or folders) and counts, per transition between two "
+        "todo calls, dropped / reworded / completed-removed items, status regressions and "
+        "additions, sanctioned when a user message came between. A file it cannot read gets "
+        "one line on stderr; the rest go on.",
+    )
+    aud.add_argument("paths", nargs="+", help="session log files or folders")
+    aud.add_argument("--format", default="md", choices=["md", "json"], help="output format")
+    aud.set_defaults(func=cmd_audit)
 
     scen = sub.add_parser(
         "scenarios",

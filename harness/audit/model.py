@@ -1,0 +1,86 @@
+"""The shapes of an audit: what a session log is read into, and what the audit reports."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+#: transition categories, in report order
+CATEGORIES = (
+    "dropped",
+    "reworded",
+    "completed_removed",
+    "status_regressions",
+    "added",
+)
+
+
+class Item(BaseModel):
+    """One todo as a session's tool call stated it. `key` is the product's id where it has one."""
+
+    key: str | None = None
+    text: str
+    status: str
+
+
+class TodoState(BaseModel):
+    """The whole list after one todo call (formats with single-item ops are replayed into it)."""
+
+    kind: Literal["state"] = "state"
+    items: list[Item]
+    tool: str
+    keyed: bool = False  # items are identified by `key`, not by text
+    calls: int = 1  # todo calls this state stands for (a burst of creates is one update)
+
+
+class UserMessage(BaseModel):
+    kind: Literal["user"] = "user"
+    text: str
+
+
+class Compaction(BaseModel):
+    kind: Literal["compaction"] = "compaction"
+
+
+Event = TodoState | UserMessage | Compaction
+
+
+class Change(BaseModel):
+    """One finding in a transition between two consecutive lists."""
+
+    category: str
+    text: str
+    detail: str = ""
+
+
+class Transition(BaseModel):
+    """Two consecutive todo calls of a session and what changed between them."""
+
+    index: int
+    changes: list[Change] = Field(default_factory=list)
+    sanctioned: bool = False  # a user message came between the two calls
+    reset: bool = False  # the user gave a new task and the list was replaced whole
+    after_compaction: bool = False
+    no_op: bool = False  # the same list sent again
+
+
+class SessionAudit(BaseModel):
+    """One session's list integrity."""
+
+    path: str
+    format: str
+    session: str
+    todo_calls: int = 0
+    transitions: list[Transition] = Field(default_factory=list)
+    counts: dict[str, int] = Field(default_factory=dict)  # "<category>" and "<category>_sanctioned"
+    no_ops: int = 0
+    after_compaction: int = 0
+    error: str | None = None
+
+
+class AuditReport(BaseModel):
+    """Every session audited in one run, and the totals."""
+
+    sessions: list[SessionAudit]
+    totals: dict[str, int]

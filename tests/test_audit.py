@@ -1,0 +1,104 @@
+"""`todo-bench audit` against hand-annotated sessions in every supported format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from harness.audit import render, run_audit
+from harness.audit.model import CATEGORIES, SessionAudit
+from harness.cli import main
+
+FIXTURES = Path("tests/fixtures/sessions")
+ANNOTATIONS: dict[str, dict[str, Any]] = yaml.safe_load(
+    (FIXTURES / "annotations.yaml").read_text(encoding="utf-8")
+)
+FLAGS = ("sanctioned", "reset", "after_compaction", "no_op")
+
+
+def audited() -> dict[str, SessionAudit]:
+    report = run_audit(sorted(FIXTURES.glob("*.json*")))
+    return {Path(s.path).name: s for s in report.sessions}
+
+
+def agreement() -> dict[str, tuple[int, int]]:
+    """Per category and flag: (transitions where the audit agrees, transitions annotated)."""
+    found = audited()
+    score = {name: [0, 0] for name in (*CATEGORIES, *FLAGS)}
+    for name, expected in ANNOTATIONS.items():
+        if expected.get("error"):
+            continue
+        for want, got in zip(expected["transitions"], found[name].transitions, strict=True):
+            counts = {c: 0 for c in CATEGORIES}
+            for change in got.changes:
+                counts[change.category] += 1
+            for category in CATEGORIES:
+                score[category][0] += counts[category] == want.get(category, 0)
+                score[category][1] += 1
+            for flag in FLAGS:
+                score[flag][0] += getattr(got, flag) == want.get(flag, False)
+                score[flag][1] += 1
+    return {k: (v[0], v[1]) for k, v in score.items()}
+
+
+def test_every_format_is_detected_and_unreadable_files_say_why() -> None:
+    found = audited()
+    assert {s.format for s in found.values() if not s.error} == {"claude-code", "codex", "opencode"}
+    assert found["not_a_session.jsonl"].error
+    for name, expected in ANNOTATIONS.items():
+        if not expected.get("error"):
+            assert found[name].todo_calls == expected["todo_calls"], name
+            assert len(found[name].transitions) == len(expected["transitions"]), name
+
+
+def test_audit_agrees_with_every_annotation() -> None:
+    scores = agreement()
+    # README "Auditing real session logs" states these: 23 transitions, full agreement
+    assert all(right == total == 23 for right, total in scores.values()), scores
+
+
+def test_sanctioned_changes_are_counted_apart() -> None:
+    session = audited()["claude_todowrite.jsonl"]
+    assert session.counts["added_sanctioned"] == 3 and session.counts["added"] == 0
+    assert session.counts["dropped"] == 1 and session.counts["dropped_sanctioned"] == 1
+
+
+def test_cli_table_json_and_a_bad_file_in_the_batch(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", str(FIXTURES)]) == 0
+    captured = capsys.readouterr()
+    assert "| total" in captured.out and "not_a_session.jsonl" in captured.err
+    assert main(["audit", str(FIXTURES / "codex_rollout.jsonl"), "--format", "json"]) == 0
+    assert '"format": "codex"' in capsys.readouterr().out
+    assert main(["audit", str(FIXTURES / "not_a_session.jsonl")]) == 1
+
+
+def test_a_long_session_is_streamed(tmp_path: Path) -> None:
+    # 20,000 TodoWrite calls: read line by line, one transition each
+    source = (FIXTURES / "claude_todowrite.jsonl").read_text(encoding="utf-8").splitlines()
+    call = next(line for line in source if '"TodoWrite"' in line)
+    big = tmp_path / "long.jsonl"
+    big.write_text("\n".join([call] * 20_000) + "\n", encoding="utf-8")
+    (session,) = run_audit([big]).sessions
+    assert (session.todo_calls, session.no_ops) == (20_000, 19_999)
+    assert "long.jsonl" in render(run_audit([big]))
+
+
+@pytest.mark.slow
+def test_the_harness_own_logs_are_audited_by_the_same_rules(tmp_path: Path) -> None:
+    from tests.scripted import run_episode, turn
+
+    plan = [("1", "List the workspace files"), ("2", "Create the Excel workbook"), ("3", "Save it")]
+    rows = [{"id": i, "text": t, "status": "pending"} for i, t in plan]
+    run_episode(
+        [turn(("todo", {"items": rows})), turn(("todo", {"items": rows[:2]})), turn(text="Stuck.")],
+        tmp_path,
+        "excel_export",
+        "L0-rewrite",
+    )
+    (log,) = tmp_path.glob("*.eval")
+    (session,) = run_audit([log]).sessions
+    assert session.format == "inspect"
+    assert (session.todo_calls, session.counts["dropped"]) == (2, 1)
