@@ -26,7 +26,6 @@ from harness import gate, prompts
 from harness.compaction import compact
 from harness.ending import classify_ending
 from harness.ledger import (
-    TODO_TOOLS,
     AssistantEvent,
     ClaimEvent,
     CompactionEvent,
@@ -121,6 +120,7 @@ class _Loop:
             m for m in history if not isinstance(m, ChatMessageSystem)
         ]
         self.tools = [*todo_tools(episode), *workspace_tools(episode)]
+        self.todo_names = {spec.name for spec in episode.store.tool_specs()}
         self.tool_names = [tool.name for tool in self.tools]
         # built once: inspect would otherwise re-derive every schema on every model call
         self.tool_infos = [
@@ -185,13 +185,15 @@ class _Loop:
     def _record_turn(self, turn: int, output: ModelOutput) -> None:
         message = output.message
         calls = message.tool_calls or []
-        todo_calls = [c for c in calls if c.function in TODO_TOOLS]
+        todo_calls = [c for c in calls if c.function in self.todo_names]
         usage = output.usage
         output_tokens = usage.output_tokens if usage else 0
         # attribute output tokens to todo calls by their share of the characters written
         sizes = [len(json.dumps(c.arguments, sort_keys=True)) for c in calls]
         total = len(message.text) + sum(sizes)
-        todo_chars = sum(s for c, s in zip(calls, sizes, strict=True) if c.function in TODO_TOOLS)
+        todo_chars = sum(
+            s for c, s in zip(calls, sizes, strict=True) if c.function in self.todo_names
+        )
         self.ledger.events.append(
             AssistantEvent(
                 turn=turn,
@@ -240,7 +242,7 @@ class _Loop:
                     self.called.add(new_event.tool)
             elif isinstance(new_event, TickEvent):
                 new_event.call_id = last_call
-        if any(c.function in TODO_TOOLS for c in message.tool_calls or []):
+        if any(c.function in self.todo_names for c in message.tool_calls or []):
             self.turns_without_todo = 0
         else:
             self.turns_without_todo += 1

@@ -20,6 +20,8 @@ class TodoEvent(BaseModel):
     turn: int
     call_id: str
     tool: str
+    #: what the call does to the list (the design's `ToolSpec.kind`)
+    op: str = "rewrite"
     args: dict[str, Any]
     accepted: bool
     error: str | None = None

@@ -24,16 +24,8 @@ FAKE_CALL_BLOCKED = (
     "Call the tool for real."
 )
 
+#: workspace tools; each todo design describes its own tools (harness/todo/specs.py)
 TOOL_DESCRIPTIONS = {
-    "todo": (
-        "Replace the whole todo list. Send every item as {id, text, status}; status is "
-        "pending, in_progress or completed; at most 20 items, at most one in_progress."
-    ),
-    "add_todo": "Add a todo item; the system assigns its id.",
-    "update_todo_status": "Set the status (pending, in_progress, completed) of one todo by id.",
-    "rename_todo": "Change the text of one todo by id.",
-    "delete_todo": "Delete one todo by id.",
-    "list_todos": "Show the current todo list.",
     "list_files": "List every file in the workspace (relative paths).",
     "read_file": "Read a text file (an .xlsx file is shown as rows).",
     "write_file": "Create or overwrite a text file.",

@@ -74,8 +74,6 @@ CORRUPTION_COUNTS = (
     "id_churn",
     "false_todo_completions",
 )
-#: todo calls that read the list rather than update it
-READ_ONLY_TODO_TOOLS = frozenset({"list_todos"})
 
 
 @dataclass
@@ -194,11 +192,11 @@ def detect_todo_faults(ledger: Ledger, scenario: Scenario, counts: Counts) -> No
     unmatched: set[str] = set()
     for event, sanctions, done in _walk(ledger):
         pairs = align(event.before, event.after)
-        if event.tool == "todo":
+        if event.op == "rewrite":
             for pair in pairs:
                 _judge_rewrite_pair(pair, sanctions, history, scenario, counts)
-        elif event.tool in ("delete_todo", "rename_todo"):
-            _judge_explicit_op(event, sanctions, scenario, counts)
+        elif event.op in ("delete", "rename"):
+            _judge_explicit_op(pairs, sanctions, scenario, counts)
         for pair in pairs:
             _judge_tick(pair, done, scenario, counts)
         for item in event.after:
@@ -257,22 +255,21 @@ def _judge_rewrite_pair(
 
 
 def _judge_explicit_op(
-    event: TodoEvent, sanctions: Sanctions, scenario: Scenario, counts: Counts
+    pairs: list[Pair], sanctions: Sanctions, scenario: Scenario, counts: Counts
 ) -> None:
-    target = str(event.args.get("id", "")).strip().lstrip("#")
-    item = next((i for i in event.before if i.id == target), None)
-    if item is None:
-        return
-    if event.tool == "delete_todo":
-        if sanctions.take_cancel(item.text, scenario):
-            return
-        counts.add("unsanctioned_deletes", f"delete_todo #{target}")
-        if item.status == "completed":
-            counts.add("lost_history", f"delete_todo of completed #{target} '{item.text}'")
-    elif event.tool == "rename_todo":
-        new_text = str(event.args.get("new_text", ""))
-        if not sanctions.take_rename(item.text, new_text, scenario):
-            counts.add("unsanctioned_renames", f"rename_todo #{target}")
+    """An explicit delete or rename, judged by what it did to the list (any design's tools)."""
+    for pair in pairs:
+        item, after = pair.before, pair.after
+        if item is None:
+            continue
+        if after is None:
+            if sanctions.take_cancel(item.text, scenario):
+                continue
+            counts.add("unsanctioned_deletes", f"deleted #{item.id} '{item.text}'")
+            if item.status == "completed":
+                counts.add("lost_history", f"deleted completed #{item.id} '{item.text}'")
+        elif after.text != item.text and not sanctions.take_rename(item.text, after.text, scenario):
+            counts.add("unsanctioned_renames", f"renamed #{item.id} '{item.text}'")
 
 
 def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Counts:
@@ -303,7 +300,7 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
         values["recovered_tool_calls"] += turn.recovered_tool_calls
         if turn.tool_calls == 0 and looks_like_fake_call(turn.text, tool_names):
             counts.add("fake_tool_calls", f"turn {turn.turn} wrote a tool call as text")
-    updates = [e for e in ledger.todo_events if e.tool not in READ_ONLY_TODO_TOOLS]
+    updates = [e for e in ledger.todo_events if e.op != "read"]
     values["todo_updates"] = float(len(updates))
     values["rejected_updates"] = float(sum(1 for e in updates if not e.accepted))
     values["malformed_tool_calls"] = float(len(ledger.of(MalformedCallEvent)))

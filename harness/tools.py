@@ -5,23 +5,16 @@ from __future__ import annotations
 import inspect as pyinspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any, get_type_hints
 
 from inspect_ai.tool import ToolDef, ToolError
 
 from harness.ledger import Ledger, TickEvent, TodoEvent, WorkspaceEvent
 from harness.prompts import TOOL_DESCRIPTIONS
 from harness.todo.base import TodoRejected, TodoStore
+from harness.todo.specs import ToolSpec
 from harness.tracker import TaskStateTracker
 from harness.workspace import Workspace, WorkspaceError
-
-
-class TodoInput(TypedDict, total=False):
-    """One item of a full `todo` rewrite."""
-
-    id: str
-    text: str
-    status: str
 
 
 @dataclass
@@ -36,13 +29,11 @@ class Episode:
     on_tick: Callable[[list[str]], None] | None = None
 
 
-def _todo_tool(
-    episode: Episode, name: str, op: Callable[..., str], params: dict[str, str]
-) -> ToolDef:
+def _todo_tool(episode: Episode, spec: ToolSpec) -> ToolDef:
     async def run(**kwargs: Any) -> str:
         before = list(episode.store.items)
         try:
-            result = op(**kwargs)
+            result = spec.run(episode.store, kwargs)
             accepted, error = True, None
         except TodoRejected as rejected:
             result, accepted, error = "", False, str(rejected)
@@ -50,7 +41,8 @@ def _todo_tool(
             TodoEvent(
                 turn=episode.turn,
                 call_id="",  # filled in by the agent loop, which knows the call ids
-                tool=name,
+                tool=spec.name,
+                op=spec.kind,
                 args=kwargs,
                 accepted=accepted,
                 error=error,
@@ -63,10 +55,14 @@ def _todo_tool(
         return result
 
     cap = episode.store.max_items
-    description = TOOL_DESCRIPTIONS[name].replace("20", str(cap)) if cap else None
-    if cap is None and name == "todo":
-        description = TOOL_DESCRIPTIONS[name].replace("at most 20 items, ", "")
-    return _define(run, name, params, _signature(name), description)
+    description = spec.description
+    if spec.name == "todo":
+        description = (
+            description.replace("20", str(cap))
+            if cap
+            else description.replace("at most 20 items, ", "")
+        )
+    return _define(run, spec.name, spec.params, spec.signature, description)
 
 
 def _workspace_tool(
@@ -116,34 +112,11 @@ def _define(
     description: str | None = None,
 ) -> ToolDef:
     run.__signature__ = pyinspect.signature(signature)  # type: ignore[attr-defined]
-    run.__annotations__ = dict(signature.__annotations__)
+    # evaluated here: the stub's module may defer its annotations as strings
+    run.__annotations__ = get_type_hints(signature)
     run.__name__ = name
     text = description or TOOL_DESCRIPTIONS[name]
     return ToolDef(run, name=name, description=text, parameters=params)
-
-
-async def _todo(items: list[TodoInput]) -> str:
-    raise NotImplementedError
-
-
-async def _add_todo(text: str) -> str:
-    raise NotImplementedError
-
-
-async def _update_todo_status(id: str, status: str) -> str:
-    raise NotImplementedError
-
-
-async def _rename_todo(id: str, new_text: str) -> str:
-    raise NotImplementedError
-
-
-async def _delete_todo(id: str) -> str:
-    raise NotImplementedError
-
-
-async def _list_todos() -> str:
-    raise NotImplementedError
 
 
 async def _list_files() -> str:
@@ -180,12 +153,6 @@ async def _write_csv(path: str, rows: list[list[str]]) -> str:
 
 
 _SIGNATURES: dict[str, Callable[..., Awaitable[str]]] = {
-    "todo": _todo,
-    "add_todo": _add_todo,
-    "update_todo_status": _update_todo_status,
-    "rename_todo": _rename_todo,
-    "delete_todo": _delete_todo,
-    "list_todos": _list_todos,
     "list_files": _list_files,
     "read_file": _read_file,
     "write_file": _write_file,
@@ -196,12 +163,6 @@ _SIGNATURES: dict[str, Callable[..., Awaitable[str]]] = {
 }
 
 _PARAMS: dict[str, dict[str, str]] = {
-    "todo": {"items": "The complete list: every item with id, text and status."},
-    "add_todo": {"text": "Text of the new todo."},
-    "update_todo_status": {"id": "Todo id.", "status": "pending, in_progress or completed."},
-    "rename_todo": {"id": "Todo id.", "new_text": "The new text."},
-    "delete_todo": {"id": "Todo id."},
-    "list_todos": {},
     "list_files": {},
     "read_file": {"path": "Workspace-relative path."},
     "write_file": {"path": "Workspace-relative path.", "content": "Full file content."},
@@ -218,17 +179,8 @@ _PARAMS: dict[str, dict[str, str]] = {
 
 
 def todo_tools(episode: Episode) -> list[ToolDef]:
-    """The todo tools this episode's level offers, in a stable order."""
-    store = episode.store
-    ops: dict[str, Callable[..., str]] = {
-        "todo": lambda items: store.write(items),
-        "add_todo": lambda text: store.add(text),
-        "update_todo_status": lambda id, status: store.update_status(id, status),
-        "rename_todo": lambda id, new_text: store.rename(id, new_text),
-        "delete_todo": lambda id: store.delete(id),
-        "list_todos": store.show,
-    }
-    return [_todo_tool(episode, name, ops[name], _PARAMS[name]) for name in store.TOOLS]
+    """The todo tools this episode's design offers, in a stable order."""
+    return [_todo_tool(episode, spec) for spec in episode.store.tool_specs()]
 
 
 def workspace_tools(episode: Episode) -> list[ToolDef]:

@@ -7,6 +7,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.todo.specs import CLASSIC, ToolSpec
+
 Status = Literal["pending", "in_progress", "completed"]
 STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed")
 MAX_ITEMS = 20
@@ -84,6 +86,11 @@ class TodoStore:
 
     name: ClassVar[str] = "base"
     TOOLS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def tool_specs(cls) -> list[ToolSpec]:
+        """The tools the model is offered; a design with tools of its own overrides this."""
+        return [CLASSIC[name] for name in cls.TOOLS]
 
     def __init__(self, max_items: int | None = MAX_ITEMS) -> None:
         self.items: list[TodoItem] = []
