@@ -18,8 +18,8 @@ bench: $(STAMP)
 	$(BIN)/todo-bench run --model sim/sloppy --variants headline --epochs 3 --seed 0
 
 lint: $(STAMP)
-	$(BIN)/ruff check harness evals tests scripts
-	$(BIN)/ruff format --check harness evals tests scripts
+	$(BIN)/ruff check harness evals tests scripts examples
+	$(BIN)/ruff format --check harness evals tests scripts examples
 	$(BIN)/mypy
 
 test: lint

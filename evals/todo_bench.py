@@ -13,15 +13,18 @@ def todo_bench(
     scenarios: str = "all",
     scenario_dir: str | None = None,
     max_turns: int | None = None,
+    designs: str | None = None,
 ) -> Task:
     """Run every selected scenario under one todo design.
 
     Args:
-        variant: L0-rewrite, L1-textlock, L2-whitelist, L3-granular or L4-inject, with +gate.
+        variant: L0-rewrite ... L4-inject, a product design (cc-todowrite, cc-tasks, codex-plan,
+            inspect-todo_write) or a registered one; with +inject / +gate / +uncapped.
         inject: Inject the current list into every prompt (what L4 adds to L3).
         gate: Refuse the agent's "done" until every subtask is ticked.
         scenarios: Comma-separated scenario ids or tags, or "all".
         scenario_dir: Directory of scenario YAML files (default: the shipped suite).
         max_turns: Cap on every scenario's turn budget (slow real models).
+        designs: Comma-separated `module:Class` designs to register (your own todo designs).
     """
-    return build_task(variant, inject, gate, scenarios, scenario_dir, max_turns)
+    return build_task(variant, inject, gate, scenarios, scenario_dir, max_turns, designs)

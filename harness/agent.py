@@ -24,6 +24,7 @@ from pydantic import JsonValue
 
 from harness import gate, prompts
 from harness.compaction import compact
+from harness.designs import designs
 from harness.ending import classify_ending
 from harness.ledger import (
     AssistantEvent,
@@ -37,7 +38,7 @@ from harness.ledger import (
 )
 from harness.recover import RECOVERED
 from harness.scenario import Scenario, UserTurn
-from harness.todo import LEVELS, render
+from harness.todo import render
 from harness.todo.base import MAX_ITEMS
 from harness.tools import Episode, todo_tools, workspace_tools
 from harness.tracker import TaskStateTracker
@@ -83,7 +84,7 @@ def todo_agent(variant: Variant) -> Solver:
         scenario = scenario_of(state)
         workspace = Workspace.create(scenario)
         episode = Episode(
-            store=LEVELS[variant.level](None if variant.uncapped else MAX_ITEMS),
+            store=designs()[variant.design](None if variant.uncapped else MAX_ITEMS),
             workspace=workspace,
             ledger=Ledger(scenario=scenario.id, variant=variant.label),
             tracker=TaskStateTracker(scenario, workspace),

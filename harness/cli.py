@@ -91,6 +91,10 @@ def _check_model(model: str) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from harness.designs import load as load_design
+
+    for spec in args.design:
+        load_design(spec)
     variants = parse_variants(args.variants)
     if args.gate or args.inject:
         variants = [
@@ -162,6 +166,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         generate=generate,
         retry_attempts=args.retry_attempts,
         max_samples=args.max_samples,
+        designs=args.design,
     )
     success = runner.run(plan, args.workers)
     elapsed = time.monotonic() - started
@@ -293,7 +298,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="model argument, e.g. -M drop=0.2 for sim or -M emulate_tools=true",
     )
     run.add_argument(
-        "--variants", default="headline", help="comma-separated variants, or 'headline' (default)"
+        "--variants",
+        default="headline",
+        help="comma-separated variants, or the sets 'headline' (default) and 'products'",
+    )
+    run.add_argument(
+        "--design",
+        action="append",
+        default=[],
+        metavar="MODULE:CLASS",
+        help="register your own todo design (a TodoStore subclass) for this run; repeatable",
     )
     run.add_argument("--scenarios", default="all", help="comma-separated ids or tags")
     run.add_argument("--scenario-dir", default=str(SCENARIO_DIR))

@@ -31,6 +31,7 @@ class RunPlan(BaseModel):
     generate: dict[str, Any]
     retry_attempts: int
     max_samples: int | None = None
+    designs: list[str] = []  # `module:Class` designs each worker registers
 
 
 def log_dir_for(plan: RunPlan, variant: Variant) -> Path:
@@ -48,6 +49,7 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
         "scenarios": plan.scenarios,
         "scenario_dir": plan.scenario_dir,
         "max_turns": plan.max_turns,
+        "designs": ",".join(plan.designs) or None,
     }
     success, _ = eval_set(
         [eval_entry()(**task_args)],

@@ -11,6 +11,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from harness import prompts
 from harness.agent import todo_agent
+from harness.designs import load as load_design
 from harness.scenario import SCENARIO_DIR, Scenario, load_scenarios, select
 from harness.scoring import todo_scorer
 from harness.variants import Variant
@@ -51,6 +52,7 @@ def build_task(
     scenarios: str = "all",
     scenario_dir: str | None = None,
     max_turns: int | None = None,
+    designs: str | None = None,
 ) -> Task:
     """Run every selected scenario under one todo design.
 
@@ -61,7 +63,11 @@ def build_task(
         scenarios: Comma-separated scenario ids or tags, or "all".
         scenario_dir: Directory of scenario YAML files (default: the shipped suite).
         max_turns: Cap on every scenario's turn budget (slow real models).
+        designs: Comma-separated `module:Class` designs to register before `variant` is read.
     """
+    for spec in (designs or "").split(","):
+        if spec.strip():
+            load_design(spec.strip())
     chosen = Variant.parse(variant, inject=inject, gate=gate)
     pool = load_scenarios(Path(scenario_dir) if scenario_dir else SCENARIO_DIR)
     if max_turns is not None:

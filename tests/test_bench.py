@@ -99,3 +99,14 @@ def test_rerunning_a_finished_run_resumes_without_redoing_work(tmp_path: Path) -
     logs_before = sorted(p.name for p in (tmp_path / "r" / "logs").rglob("*.eval"))
     assert small_run(tmp_path / "r", seed=5) == first
     assert sorted(p.name for p in (tmp_path / "r" / "logs").rglob("*.eval")) == logs_before
+
+
+def test_a_design_from_examples_runs_in_the_leaderboard(tmp_path: Path) -> None:
+    args = ["run", "--out", str(tmp_path / "d"), "--display", "none", "--model", "sim/oracle"]
+    args += ["--design", "examples.append_only:AppendOnlyStore", "--epochs", "1"]
+    args += ["--variants", "append-only,cc-tasks", "--scenarios", "excel_export,user_cancels"]
+    assert main(args) == 0
+    board = (tmp_path / "d" / "leaderboard.md").read_text()
+    assert "| append-only" in board and "| cc-tasks" in board
+    summary = read_summary(tmp_path / "d" / "summary.json")
+    assert all(v.metrics["task_success"].mean == 1 for v in summary.variants)

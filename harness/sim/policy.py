@@ -72,6 +72,7 @@ class Memory:
     renamed: dict[str, str] = field(default_factory=dict)
     user_ops: list[tuple[str, str]] = field(default_factory=list)
     undo_queue: list[int] = field(default_factory=list)  # reference steps reverting cancelled work
+    sent: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)  # product calls
     inflight: dict[str, int] = field(default_factory=dict)  # call id -> reference step
     reminded: bool = False
     repair_now: bool = False
@@ -154,6 +155,10 @@ class SimPolicy:
         m = self.m
         items = list(m.seen or [])
         target = str(args.get("id", ""))
+        if function == "todo":  # a rewrite the tool accepted without showing the list back:
+            # the agent knows the list it just wrote, as well as if it had been shown it
+            self._see([TodoItem.model_validate(i) for i in args.get("items") or []])
+            return
         if function == "add_todo":
             added = re.match(r"Added #(\S+):", result)
             if added:

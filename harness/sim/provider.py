@@ -24,6 +24,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 
 from harness.scenario import SCENARIO_DIR, Scenario, load_scenarios
+from harness.sim.dialects import classic_names, seed_view, to_product
 from harness.sim.policy import Memory, SimPolicy
 from harness.sim.profiles import load_profile
 
@@ -88,15 +89,19 @@ class SimModel(ModelAPI):
         rng = random.Random(
             _seed(self.profile.seed, self.profile.name, scenario, epoch, memory.calls)
         )
-        names = {t.name for t in tools}
+        offered = {t.name for t in tools}
+        names = classic_names(offered)
         system = "\n".join(m.text for m in input if isinstance(m, ChatMessageSystem))
         policy = SimPolicy(self.profile, memory, rng)
-        policy.observe(list(input), system, names)
+        policy.observe(seed_view(list(input), memory.sent), system, names)
         decision = policy.decide(names)
-        calls = [
-            ToolCall(id=f"sim-{memory.calls}-{i}", function=name, arguments=args, type="function")
-            for i, (name, args) in enumerate(decision.calls)
-        ]
+        calls = []
+        for i, decided in enumerate(decision.calls):
+            call_id = f"sim-{memory.calls}-{i}"
+            name, args = to_product(decided, offered)
+            if (name, args) != decided:
+                memory.sent[call_id] = decided  # remembered in its own terms
+            calls.append(ToolCall(id=call_id, function=name, arguments=args, type="function"))
         if decision.step is not None and calls:
             memory.inflight[calls[decision.step_call or 0].id] = decision.step
         faults = [

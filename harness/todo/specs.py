@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
-
-if TYPE_CHECKING:
-    from harness.todo.base import TodoStore
+from typing import Any, Literal, TypedDict
 
 #: what a call does: replace the whole list, add / update / rename / delete one item, or read
 OpKind = Literal["rewrite", "add", "update", "rename", "delete", "read"]
@@ -28,8 +25,9 @@ class ToolSpec:
     params: dict[str, str]
     #: a typed stub whose signature inspect reads to build the tool's JSON schema
     signature: Callable[..., Awaitable[str]]
-    #: runs the call on a store; raises TodoRejected to refuse it
-    run: Callable[[TodoStore, dict[str, Any]], str]
+    #: runs the call on the design's store (typed loosely: each design adds its own methods);
+    #: raises TodoRejected to refuse it
+    run: Callable[[Any, dict[str, Any]], str]
     kind: OpKind
 
 

@@ -1,0 +1,1 @@
+"""Example todo designs added through the extension point (see README, "Adding a design")."""

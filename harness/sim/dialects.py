@@ -1,0 +1,111 @@
+"""The simulated agent speaks the todo tools of the designs real products ship.
+
+Its policy thinks in the seed's vocabulary (`todo` rewrites with ids; `add_todo`,
+`update_todo_status`, `rename_todo`, `delete_todo`, `list_todos`). Offered a product's tools, the
+provider translates each decided call into that product's call, and shows the policy the
+product's answers in the seed's terms, the way a model maps one tool set onto another.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
+from inspect_ai.tool import ToolCall
+
+from harness.todo.base import TodoItem, render
+
+Call = tuple[str, dict[str, Any]]
+
+#: product tool -> the seed's tools it can stand for
+STANDS_FOR = {
+    "TodoWrite": ("todo",),
+    "update_plan": ("todo",),
+    "todo_write": ("todo",),
+    "TaskCreate": ("add_todo",),
+    "TaskUpdate": ("update_todo_status", "rename_todo", "delete_todo"),
+    "TaskList": ("list_todos",),
+}
+_TASK_LINE = re.compile(
+    r"^#(\S+) \[(pending|in_progress|completed)\] (.*?)(?: \(blocked by .*\))?$"
+)
+
+
+def classic_names(offered: set[str]) -> set[str]:
+    """The tool names the policy may use, given the tools on offer."""
+    out = set(offered)
+    for name in offered:
+        out.update(STANDS_FOR.get(name, ()))
+    return out
+
+
+def to_product(call: Call, offered: set[str]) -> Call:
+    """One decided call, in the offered product's terms (unchanged if the seed's tool exists)."""
+    name, args = call
+    if name in offered:
+        return call
+    if name == "todo":
+        items = args.get("items") or []
+        if "TodoWrite" in offered:
+            todos = [
+                {"content": i["text"], "status": i["status"], "activeForm": i["text"]}
+                for i in items
+            ]
+            return "TodoWrite", {"todos": todos}
+        if "update_plan" in offered:
+            return "update_plan", {
+                "plan": [{"step": i["text"], "status": i["status"]} for i in items]
+            }
+        if "todo_write" in offered:
+            return "todo_write", {
+                "todos": [{"content": i["text"], "status": i["status"]} for i in items]
+            }
+    if "TaskCreate" in offered:
+        if name == "add_todo":
+            return "TaskCreate", {"subject": args["text"], "description": args["text"]}
+        if name == "update_todo_status":
+            return "TaskUpdate", {"taskId": args["id"], "status": args["status"]}
+        if name == "rename_todo":
+            return "TaskUpdate", {"taskId": args["id"], "subject": args["new_text"]}
+        if name == "delete_todo":
+            return "TaskUpdate", {"taskId": args["id"], "status": "deleted"}
+        if name == "list_todos":
+            return "TaskList", {}
+    return call
+
+
+def _answer(classic: str, text: str) -> str:
+    """A product's answer, as the seed's tool would have put it."""
+    created = re.match(r"Task #(\S+) created: (.*)", text)
+    if classic == "add_todo" and created:
+        return f"Added #{created.group(1)}: {created.group(2)}"
+    if classic == "list_todos":
+        items = [
+            TodoItem.model_validate({"id": m.group(1), "status": m.group(2), "text": m.group(3)})
+            for m in (_TASK_LINE.match(line) for line in text.splitlines())
+            if m
+        ]
+        return render(items)
+    return text
+
+
+def seed_view(messages: list[ChatMessage], sent: dict[str, Call]) -> list[ChatMessage]:
+    """The conversation with the agent's own product calls and their answers in the seed's terms."""
+    out: list[ChatMessage] = []
+    for message in messages:
+        if isinstance(message, ChatMessageAssistant) and message.tool_calls:
+            calls = [
+                ToolCall(id=c.id, function=sent[c.id][0], arguments=sent[c.id][1], type="function")
+                if c.id in sent
+                else c
+                for c in message.tool_calls
+            ]
+            message = message.model_copy(update={"tool_calls": calls})
+        elif isinstance(message, ChatMessageTool) and message.tool_call_id in sent:
+            classic = sent[message.tool_call_id][0]
+            message = message.model_copy(
+                update={"function": classic, "content": _answer(classic, message.text)}
+            )
+        out.append(message)
+    return out

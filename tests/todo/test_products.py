@@ -1,0 +1,112 @@
+"""The designs real products ship: their rules, ids by text identity, and the registry."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.designs import DesignError, designs, load
+from harness.todo import (
+    ClaudeTasksStore,
+    ClaudeTodoWriteStore,
+    CodexPlanStore,
+    InspectTodoWriteStore,
+)
+from harness.todo.base import TodoRejected
+from harness.variants import PRODUCTS, parse_variants
+
+
+def todos(*rows: tuple[str, str]) -> list[dict[str, str]]:
+    return [{"content": c, "status": s, "activeForm": c} for c, s in rows]
+
+
+def test_todowrite_keeps_ids_by_text_and_rewording() -> None:
+    store = ClaudeTodoWriteStore()
+    store.write_todos(todos(("Write main.py", "pending"), ("Write test.py", "pending")))
+    assert [(i.id, i.text) for i in store.items] == [("1", "Write main.py"), ("2", "Write test.py")]
+    # reordered, one reworded, one new: the reworded item keeps its id, the new one gets 3
+    store.write_todos(
+        todos(
+            ("Write the test.py file", "pending"),
+            ("Write main.py", "completed"),
+            ("Tidy up afterwards", "pending"),
+        )
+    )
+    assert [(i.id, i.status) for i in store.items] == [
+        ("2", "pending"),
+        ("1", "completed"),
+        ("3", "pending"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ([{"content": "a", "status": "pending"}], "activeForm"),
+        (todos(("a", "done")), "status"),
+        ("nope", "must be a list"),
+    ],
+)
+def test_todowrite_rejects_what_the_schema_forbids(payload: object, message: str) -> None:
+    store = ClaudeTodoWriteStore()
+    with pytest.raises(TodoRejected, match=message):
+        store.write_todos(payload)
+    assert store.items == []
+
+
+def test_todowrite_has_no_cap_and_no_single_in_progress_rule() -> None:
+    store = ClaudeTodoWriteStore()
+    store.write_todos(todos(*((f"step {i}", "in_progress") for i in range(30))))
+    assert len(store.items) == 30
+
+
+def test_codex_plan_allows_one_step_in_progress() -> None:
+    store = CodexPlanStore()
+    with pytest.raises(TodoRejected, match="At most one step"):
+        store.update_plan(
+            [{"step": "a", "status": "in_progress"}, {"step": "b", "status": "in_progress"}]
+        )
+    store.update_plan([{"step": "a", "status": "in_progress"}, {"step": "b", "status": "pending"}])
+    assert [i.text for i in store.items] == ["a", "b"]
+
+
+def test_inspect_todo_write_is_the_library_tool() -> None:
+    (spec,) = InspectTodoWriteStore.tool_specs()
+    assert (
+        spec.name == "todo_write" and "Exactly one step should be in_progress" in spec.description
+    )
+    store = InspectTodoWriteStore()
+    assert (
+        spec.run(store, {"todos": [{"content": "a", "status": "pending"}]}) == "Todo list updated"
+    )
+
+
+def test_tasks_ids_dependencies_rename_and_delete() -> None:
+    store = ClaudeTasksStore()
+    assert store.create("Set up the schema", "tables") == "Task #1 created: Set up the schema"
+    store.create("Write the login endpoint", "POST /login")
+    store.update_task({"taskId": "2", "addBlockedBy": ["1"], "status": "in_progress"})
+    assert "#2 [in_progress] Write the login endpoint (blocked by #1)" in store.list_tasks()
+    store.update_task({"taskId": "2", "subject": "Write the login API"})
+    assert store.items[1].text == "Write the login API"
+    with pytest.raises(TodoRejected, match="No task with id #9"):
+        store.update_task({"taskId": "2", "addBlockedBy": ["9"]})
+    with pytest.raises(TodoRejected, match="invalid status"):
+        store.update_task({"taskId": "2", "status": "done"})
+    store.update_task({"taskId": "1", "status": "deleted"})
+    assert [i.id for i in store.items] == ["2"]
+    assert store.create("Add rate limiting", "x").startswith("Task #3")  # ids never reused
+
+
+def test_every_product_is_registered_through_the_entry_points() -> None:
+    assert set(PRODUCTS) <= set(designs())
+    assert [v.label for v in parse_variants("products")] == list(PRODUCTS)
+    assert parse_variants("cc-tasks+gate")[0].gate
+
+
+def test_a_design_loaded_by_module_and_class() -> None:
+    assert load("examples.append_only:AppendOnlyStore") == "append-only"
+    assert "append-only" in designs()
+    with pytest.raises(DesignError, match="module:Class"):
+        load("no-colon")
+    with pytest.raises(DesignError, match="not a TodoStore subclass"):
+        load("harness.todo.specs:CLASSIC")
