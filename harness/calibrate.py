@@ -13,10 +13,12 @@ from typing import Any
 import yaml
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from harness.audit.model import AuditReport
 from harness.ledger import ClaimEvent, Ledger, TodoEvent, WorkspaceEvent
-from harness.sim.profiles import Profile
+from harness.sim.profiles import Profile, load_profile
 
-GRANULAR = {"add_todo", "update_todo_status", "rename_todo", "delete_todo"}
+#: single-item operations (by the design's op kind, whatever its tools are called)
+GRANULAR = {"add", "update", "rename", "delete"}
 
 
 def _ratio(hits: float, chances: float) -> float:
@@ -51,7 +53,7 @@ def tally(run_dir: Path) -> tuple[Counter[str], str]:
             ):
                 counts[key] += int(values.get(key, 0))
             todo = ledger.of(TodoEvent)
-            rewrites = [e for e in todo if e.tool == "todo" and e.before]
+            rewrites = [e for e in todo if e.op == "rewrite" and e.before]
             counts["rewrites"] += len(rewrites)
             counts["rewrite_items"] += sum(len(e.before) for e in rewrites)
             counts["renumbered_rewrites"] += sum(
@@ -60,7 +62,7 @@ def tally(run_dir: Path) -> tuple[Counter[str], str]:
                 if {i.text for i in e.before} & {i.text for i in e.after}
                 and any(b.text == a.text and b.id != a.id for b in e.before for a in e.after)
             )
-            granular = [e for e in todo if e.tool in GRANULAR]
+            granular = [e for e in todo if e.op in GRANULAR]
             counts["granular_ops"] += len(granular)
             counts["wrong_ids"] += sum(
                 1 for e in granular if not e.accepted and "No todo with id" in (e.error or "")
@@ -109,3 +111,43 @@ def write_profile(profile: Profile, counts: Counter[str], model: str, path: Path
     )
     body = yaml.safe_dump(profile.model_dump(), sort_keys=False)
     path.write_text(header + body, encoding="utf-8")
+
+
+def calibrate_from_audit(
+    report: AuditReport, base: str = "careful"
+) -> tuple[Profile, Counter[str]]:
+    """List-fault rates from audited real sessions; the rest kept from a base profile.
+
+    Per item per rewrite: unsanctioned drops over unfinished items before, unsanctioned
+    rewordings over items before; per rewrite: unsanctioned additions (the sim's `invent`); per
+    item at a compaction: drops right after one (`forget`). Sanctioned changes are left out, as
+    the user asked for them. Rates a log cannot show (premature claims, early ticks, wrong
+    results, prose calls) stay at the base profile's values: no workspace, no ground truth.
+    """
+    counts: Counter[str] = Counter()
+    for session in report.sessions:
+        for t in session.transitions:
+            if t.sanctioned or t.no_op:
+                continue
+            counts["transitions"] += 1
+            counts["items"] += t.before_items
+            counts["unfinished"] += t.before_unfinished
+            for change in t.changes:
+                counts[change.category] += 1
+                if t.after_compaction and change.category == "dropped":
+                    counts["dropped_after_compaction"] += 1
+            if t.after_compaction:
+                counts["compaction_unfinished"] += t.before_unfinished
+    if not counts["transitions"]:
+        raise ValueError("the audit has no unsanctioned transitions to fit")
+    plain_drops = counts["dropped"] - counts["dropped_after_compaction"]
+    plain_unfinished = counts["unfinished"] - counts["compaction_unfinished"]
+    fitted = {
+        "drop": _ratio(plain_drops, plain_unfinished),
+        "mutate": _ratio(counts["reworded"], counts["items"]),
+        "invent": _ratio(counts["added"], counts["transitions"]),
+        "forget": _ratio(counts["dropped_after_compaction"], counts["compaction_unfinished"]),
+        "staleness_growth": 0.0,
+    }
+    profile = load_profile(base, fitted).model_copy(update={"name": "field"})
+    return profile, counts

@@ -266,6 +266,27 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from harness.calibrate import calibrate, write_profile
 
+    if args.from_audit:
+        from harness.audit.model import AuditReport
+        from harness.calibrate import calibrate_from_audit
+
+        source = Path(args.from_audit)
+        try:
+            report = AuditReport.model_validate_json(source.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise UsageError(
+                f"{source}: not an audit JSON (todo-bench audit --format json)"
+            ) from error
+        profile, counts = calibrate_from_audit(report)
+        if not args.out:
+            raise UsageError("--from-audit needs --out PROFILE.yaml")
+        out = Path(args.out)
+        write_profile(profile, counts, f"audited sessions ({source})", out)
+        print(out.read_text(encoding="utf-8"))
+        print(f"wrote {out}; try: todo-bench run --model sim/file:{out}")
+        return 0
+    if not args.run:
+        raise UsageError("calibrate needs a run folder, or --from-audit AUDIT.json")
     run_dir = Path(args.run)
     if not run_dir.is_dir():
         raise UsageError(f"{run_dir}: not a run folder")
@@ -359,7 +380,12 @@ def build_parser() -> argparse.ArgumentParser:
     comp.set_defaults(func=cmd_compare)
 
     cal = sub.add_parser("calibrate", help="estimate sim fault rates from a real run's ledgers")
-    cal.add_argument("run", help="run folder (its logs are read)")
+    cal.add_argument("run", nargs="?", help="run folder (its logs are read)")
+    cal.add_argument(
+        "--from-audit",
+        metavar="AUDIT.json",
+        help="fit list-fault rates from `todo-bench audit --format json` of real sessions",
+    )
     cal.add_argument("--out", help="profile file (default RUN/calibrated_profile.yaml)")
     cal.set_defaults(func=cmd_calibrate)
 

@@ -102,3 +102,21 @@ def test_the_harness_own_logs_are_audited_by_the_same_rules(tmp_path: Path) -> N
     (session,) = run_audit([log]).sessions
     assert session.format == "inspect"
     assert (session.todo_calls, session.counts["dropped"]) == (2, 1)
+
+
+def test_list_fault_rates_fitted_from_an_audit() -> None:
+    from harness.audit import run_audit
+    from harness.calibrate import calibrate_from_audit
+
+    report = run_audit(sorted(Path("tests/fixtures/sessions").glob("*.json*")))
+    profile, counts = calibrate_from_audit(report)
+    # unsanctioned, non-no-op transitions of the annotated corpus: 16, with 50 items before
+    # (40 unfinished, 4 of them at a compaction); 1 plain drop, 1 after compaction, 2 rewordings
+    assert (counts["transitions"], counts["items"], counts["unfinished"]) == (16, 50, 40)
+    assert (profile.drop, profile.forget, profile.mutate, profile.invent) == (
+        round(1 / 36, 4),
+        0.25,
+        0.04,
+        0.0625,
+    )
+    assert profile.premature_done == 0.005  # not identifiable from logs: the base profile's

@@ -58,6 +58,9 @@ class Transition(BaseModel):
     """Two consecutive todo calls of a session and what changed between them."""
 
     index: int
+    #: the list before: its length and how many items were unfinished (rates' denominators)
+    before_items: int = 0
+    before_unfinished: int = 0
     changes: list[Change] = Field(default_factory=list)
     sanctioned: bool = False  # a user message came between the two calls
     reset: bool = False  # the user gave a new task and the list was replaced whole

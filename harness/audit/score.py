@@ -106,6 +106,8 @@ def audit_events(events: Iterable[Event], path: str, fmt: str, session: str) -> 
             kept = len(align(previous.items, event.items, previous.keyed and event.keyed)[0])
             transition = Transition(
                 index=len(result.transitions),
+                before_items=len(previous.items),
+                before_unfinished=sum(i.status != "completed" for i in previous.items),
                 changes=changes,
                 sanctioned=heard,
                 reset=heard and bool(previous.items) and kept == 0,
