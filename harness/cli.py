@@ -12,13 +12,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from harness import runner
+from harness.provenance import git_commit, provenance
+from harness.publish import leaderboard
 from harness.report import (
     PRICES,
-    compare,
-    leaderboard,
+    SCHEMA_VERSION,
+    Provenance,
+    Summary,
     price_for,
-    read_results,
+    read_run,
     read_summary,
     summarize,
     write_summary,
@@ -62,8 +67,13 @@ def _run_id(
     variants: list[str],
     scenarios: str,
     model_args: dict[str, Any],
+    origin: Provenance,
 ) -> str:
-    key = json.dumps([model, seed, epochs, variants, scenarios, model_args], sort_keys=True)
+    """Changes with any input: model, seed, epochs, variants, scenario content, code."""
+    key = json.dumps(
+        [model, seed, epochs, variants, scenarios, model_args, origin.model_dump()],
+        sort_keys=True,
+    )
     slug = model.replace("/", "_").replace(":", "_")
     return f"{slug}-s{seed}-e{epochs}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
 
@@ -119,6 +129,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         _check_model(model)
     labels = [v.label for v in variants]
+    origin = provenance(scenarios)
     run_dir = (
         Path(args.out)
         if args.out
@@ -131,10 +142,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             labels,
             scenario_ids,
             {**model_args, "max_turns": args.max_turns} if args.max_turns else model_args,
+            origin,
         )
     )
     if args.fresh and run_dir.exists():
         shutil.rmtree(run_dir)
+    _claim_run_dir(run_dir, model, labels, args.seed, args.epochs, origin)
     log_dir = run_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     if args.workers > 1 and len(variants) > 1:
@@ -170,14 +183,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     success = runner.run(plan, args.workers)
     elapsed = time.monotonic() - started
-    results = read_results(log_dir)
+    results, problems = read_run(log_dir)
     if not results:
+        for problem in problems:
+            print(f"todo-bench: {problem}", file=sys.stderr)
         print(
             f"todo-bench: no successful logs in {log_dir}; rerun the same command to resume",
             file=sys.stderr,
         )
         return 1
-    summary = summarize(results, seed=args.seed, price=price_for(model, Path(args.prices)))
+    summary = summarize(
+        results,
+        seed=args.seed,
+        price=price_for(model, Path(args.prices)),
+        provenance=origin,
+        problems=problems,
+        expected=labels,
+    )
     board = leaderboard(summary, "md")
     for folder in (run_dir, RESULTS / "latest") if not args.out else (run_dir,):
         folder.mkdir(parents=True, exist_ok=True)
@@ -189,13 +211,71 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(board)
     print(f"run folder: {run_dir}  (logs: inspect view --log-dir {log_dir})")
     print(f"wall time: {elapsed:.1f} s", file=sys.stderr)
-    if not success:
+    if not success or not summary.complete:
+        for problem in summary.problems:
+            print(f"todo-bench: {problem}", file=sys.stderr)
         print(
-            "todo-bench: some tasks did not finish; rerun the same command to resume",
+            "todo-bench: the run is INCOMPLETE (so marked in its leaderboard); "
+            "rerun the same command to resume",
             file=sys.stderr,
         )
         return 1
     return 0
+
+
+class RunRecord(BaseModel):
+    """run.json: what a run folder's logs were made with; a resume must match it."""
+
+    model: str
+    variants: list[str]
+    seed: int
+    epochs: int
+    provenance: Provenance
+    git_commit: str | None = None
+
+
+def _claim_run_dir(
+    run_dir: Path, model: str, variants: list[str], seed: int, epochs: int, origin: Provenance
+) -> None:
+    """Write run.json, or refuse to resume into logs made with other inputs or code."""
+    record = RunRecord(
+        model=model,
+        variants=variants,
+        seed=seed,
+        epochs=epochs,
+        provenance=origin,
+        git_commit=git_commit(),
+    )
+    if run_dir.exists() and not run_dir.is_dir():
+        raise UsageError(f"--out {run_dir}: a file, not a folder")
+    path = run_dir / "run.json"
+    if path.is_file():
+        try:
+            old = RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise UsageError(f"{path}: unreadable run record; use --fresh to start over") from error
+        differs = [
+            name
+            for name, a, b in (
+                ("model", old.model, model),
+                ("scenarios", old.provenance.scenario_hash, origin.scenario_hash),
+                ("code", old.provenance.code_hash, origin.code_hash),
+                ("project version", old.provenance.project_version, origin.project_version),
+                ("seed", old.seed, seed),
+                ("epochs", old.epochs, epochs),
+            )
+            if a != b
+        ]
+        if differs:
+            raise UsageError(
+                f"{run_dir} holds a run made with another {', '.join(differs)}; "
+                "resuming would mix them (use --fresh to start over, or another --out)"
+            )
+        record = record.model_copy(update={"variants": sorted({*old.variants, *variants})})
+    elif run_dir.exists() and any(run_dir.iterdir()) and not (run_dir / "logs").is_dir():
+        raise UsageError(f"{run_dir} is not empty and not a run folder; choose another --out")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
 
 
 def _summary_path(path: str) -> Path:
@@ -208,19 +288,43 @@ def _summary_path(path: str) -> Path:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    print(leaderboard(read_summary(_summary_path(args.run)), args.format))
+    print(leaderboard(_read(args.run), args.format))
     return 0
 
 
+def _read(path: str) -> Summary:
+    source = _summary_path(path)
+    try:
+        return read_summary(source)
+    except ValueError as error:
+        first = str(error).splitlines()
+        reason = first[1].strip() if len(first) > 1 else first[0] if first else "invalid"
+        raise UsageError(
+            f"{source}: not a todo-bench summary of schema version {SCHEMA_VERSION} ({reason})"
+        ) from error
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
-    problems = compare(
-        read_summary(_summary_path(args.base)), read_summary(_summary_path(args.new)), z=args.z
-    )
-    for line in problems:
-        print(f"REGRESSION {line}")
-    if not problems:
-        print("no significant regression")
-    return 1 if problems else 0
+    from harness.compare import compare, junit, load_tolerances, mismatches, render
+
+    base, new = _read(args.base), _read(args.new)
+    problems = mismatches(base, new)
+    if problems and not args.allow_mismatch:
+        raise UsageError(
+            f"{args.base} and {args.new} are not comparable: {'; '.join(problems)} "
+            "(--allow-mismatch to compare anyway)"
+        )
+    tolerance = load_tolerances(Path(args.tolerance) if args.tolerance else None)
+    exact = False if args.statistical else None
+    result = compare(base, new, alpha=args.alpha, tolerance=tolerance, exact=exact)
+    print(render(result, args.format, everything=args.all), end="")
+    if args.junit:
+        Path(args.junit).write_text(junit(result), encoding="utf-8")
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        with open(step_summary, "a", encoding="utf-8") as handle:
+            handle.write(render(result, "md") + "\n")
+    return 1 if result.failed else 0
 
 
 def cmd_scenarios(args: argparse.Namespace) -> int:
@@ -373,10 +477,31 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--format", default="md", choices=["md", "html", "latex", "csv", "json"])
     board.set_defaults(func=cmd_leaderboard)
 
-    comp = sub.add_parser("compare", help="exit 1 if NEW regresses significantly from BASE")
-    comp.add_argument("base")
-    comp.add_argument("new")
-    comp.add_argument("--z", type=float, default=2.0, help="standard errors that count (2)")
+    comp = sub.add_parser(
+        "compare",
+        help="regression gate: exit 1 if NEW is worse than BASE, 2 if they are not comparable",
+        description="Pairs the episodes of two runs by scenario and epoch. A deterministic model "
+        "(the simulated agent) is compared exactly: any change in a watched metric fails. "
+        "Otherwise each metric is tested (exact McNemar for binary metrics, a paired "
+        "permutation test for counts) with Holm correction across metrics and variants.",
+    )
+    comp.add_argument("base", help="run folder or summary.json of the baseline")
+    comp.add_argument("new", help="run folder or summary.json to judge")
+    comp.add_argument("--alpha", type=float, default=0.05, help="significance after Holm (0.05)")
+    comp.add_argument("--tolerance", metavar="FILE", help="YAML: metric -> tolerated change")
+    comp.add_argument(
+        "--format", default="text", choices=["text", "md"], help="md for a pull-request comment"
+    )
+    comp.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
+    comp.add_argument("--all", action="store_true", help="show unchanged metrics too")
+    comp.add_argument(
+        "--allow-mismatch", action="store_true", help="compare runs of other models or suites"
+    )
+    comp.add_argument(
+        "--statistical",
+        action="store_true",
+        help="use the statistical tests even for a deterministic model",
+    )
     comp.set_defaults(func=cmd_compare)
 
     cal = sub.add_parser("calibrate", help="estimate sim fault rates from a real run's ledgers")

@@ -1,75 +1,28 @@
-"""summary.json (versioned, pydantic) from inspect logs, and leaderboard tables from summaries."""
+"""summary.json (versioned, pydantic) from inspect logs, and leaderboard tables from summaries.
+
+Every mean carries a standard error clustered by scenario (`harness.stats`); every summary
+records what produced it (scenario and code hashes, project version) and whether the run was
+complete, so a partial or stale run is never published as a whole one.
+"""
 
 from __future__ import annotations
 
-import csv
-import io
-import math
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
 
 import yaml
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 from pydantic import BaseModel, Field
-from tabulate import tabulate
 
 from harness.scoring import CORRUPTION_COUNTS, METRICS
-from harness.variants import HEADLINE
+from harness.stats import STDERR_METHOD, Stat, clustered, pass_hat_k
+from harness.variants import HEADLINE, PRODUCTS
 
 #: 2: rates per accepted-or-rejected todo update; ending, matcher and cache metrics added
-SCHEMA_VERSION = 2
-SIM_NOTE = "simulated agent: demonstrates the harness, not evidence about real models"
-Format = Literal["md", "html", "latex", "csv", "json"]
-
-#: leaderboard tables: (caption, [(metric, header)])
-TABLES = (
-    (
-        "Outcomes and corruption (per episode)",
-        (
-            ("task_success", "success"),
-            ("pass_k", "pass^k"),
-            ("false_completion", "false done"),
-            ("false_completion_past_gate", "false done past gate"),
-            ("gave_up", "gave up"),
-            ("asked_user", "asked user"),
-            ("dropped_todos", "dropped"),
-            ("mutated_text", "mutated"),
-            ("invented_todos", "invented"),
-            ("id_churn", "id churn"),
-            ("false_todo_completions", "false ticks"),
-            ("unmatched_todos", "unmatched"),
-            ("unsanctioned_deletes", "unasked deletes"),
-            ("unsanctioned_renames", "unasked renames"),
-            ("fake_tool_calls", "fake calls"),
-            ("recovered_tool_calls", "recovered"),
-        ),
-    ),
-    (
-        "Price of safety and cost (per episode)",
-        (
-            ("rejected_updates", "rejected"),
-            ("blocked_completions", "blocked"),
-            ("budget_exhausted", "out of turns"),
-            ("gate_exhausted", "gate held to end"),
-            ("turns", "turns"),
-            ("todo_tool_calls", "todo calls"),
-            ("input_tokens", "in tok"),
-            ("output_tokens", "out tok"),
-            ("todo_output_tokens", "todo tok"),
-            ("cost_usd", "cost $"),
-        ),
-    ),
-)
-COLUMNS = tuple(column for _, columns in TABLES for column in columns)
-
-
-class Stat(BaseModel):
-    """Mean over episodes and its standard error."""
-
-    mean: float
-    stderr: float
+#: 3: clustered standard errors with n and 95% intervals; per-episode values; provenance;
+#:    completeness; pass^k over scenarios with enough epochs
+SCHEMA_VERSION = 3
 
 
 PRICES = Path(__file__).resolve().parent / "prices.yaml"
@@ -98,14 +51,33 @@ def price_for(model: str, table: Path = PRICES) -> Price | None:
     return Price.model_validate(entries[keys[0]]) if keys else None
 
 
+class EpisodeScores(BaseModel):
+    """One scored episode as read back from an inspect log."""
+
+    scenario: str
+    epoch: int
+    values: dict[str, float]
+
+
 class VariantSummary(BaseModel):
     variant: str
     episodes: int
     metrics: dict[str, Stat]
     cost_usd: Stat | None = Field(None, description="per episode, where the price is known")
     pass_k: Stat = Field(description="share of scenarios solved in all k epochs (pass^k)")
+    pass_k_scenarios: int = Field(0, description="scenarios with at least k epochs")
     per_100_todo_updates: dict[str, float]
     per_scenario_success: dict[str, float]
+    #: every episode's values, so two runs can be compared pair by pair
+    per_episode: list[EpisodeScores] = Field(default_factory=list)
+
+
+class Provenance(BaseModel):
+    """What produced a summary: a different value means different inputs."""
+
+    project_version: str = ""
+    code_hash: str = ""  # of the harness's source files
+    scenario_hash: str = ""  # of the selected scenarios, as loaded
 
 
 class Summary(BaseModel):
@@ -118,32 +90,16 @@ class Summary(BaseModel):
     epochs: int
     scenarios: list[str]
     variants: list[VariantSummary]
-
-
-def _stat(values: list[float]) -> Stat:
-    n = len(values)
-    mean = sum(values) / n if n else 0.0
-    if n < 2:
-        return Stat(mean=round(mean, 6), stderr=0.0)
-    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
-    return Stat(mean=round(mean, 6), stderr=round(math.sqrt(variance / n), 6))
-
-
-def pass_hat_k(successes: dict[str, list[float]]) -> Stat:
-    """pass^k (tau-bench, Yao et al. 2024): a scenario counts only if all k trials succeed."""
-    return _stat([float(all(v == 1.0 for v in runs)) for runs in successes.values()])
+    stderr_method: str = STDERR_METHOD
+    provenance: Provenance = Field(default_factory=Provenance)
+    complete: bool = True
+    #: why the run is incomplete: failed or missing variants, episodes without a score
+    problems: list[str] = Field(default_factory=list)
 
 
 def variant_order(name: str) -> tuple[int, str]:
-    return (HEADLINE.index(name) if name in HEADLINE else len(HEADLINE), name)
-
-
-class EpisodeScores(BaseModel):
-    """One scored episode as read back from an inspect log."""
-
-    scenario: str
-    epoch: int
-    values: dict[str, float]
+    known = (*HEADLINE, *PRODUCTS)
+    return (known.index(name) if name in known else len(known), name)
 
 
 class TaskResult(BaseModel):
@@ -157,21 +113,31 @@ class TaskResult(BaseModel):
 
 def read_results(log_dir: Path) -> list[TaskResult]:
     """The newest successful log per variant in a log directory, read as episode scores."""
+    return read_run(log_dir)[0]
+
+
+def read_run(log_dir: Path) -> tuple[list[TaskResult], list[str]]:
+    """Episode scores per variant (the newest successful log each), and what is missing."""
     newest: dict[str, tuple[EvalLog, str]] = {}
+    failed: dict[str, str] = {}
     for info in list_eval_logs(str(log_dir), recursive=True):
         header = read_eval_log(info.name, header_only=True)
+        key = str((header.eval.metadata or {}).get("variant", header.eval.task_id))
         if header.status != "success":
+            message = header.error.message.splitlines()[0] if header.error else header.status
+            failed.setdefault(key, f"{key}: log {header.status} ({message[:160]})")
             continue
         # one result per variant: a resumed or repeated run leaves older logs beside newer ones
-        key = str((header.eval.metadata or {}).get("variant", header.eval.task_id))
         if key not in newest or header.eval.created > newest[key][0].eval.created:
             newest[key] = (header, info.name)
+    problems = [failed[k] for k in sorted(failed) if k not in newest]
     results = []
     for variant, (header, name) in sorted(newest.items()):
         episodes = []
         for sample in read_eval_log_sample_summaries(name):
             score = (sample.scores or {}).get("todo_scorer")
             if score is None or not isinstance(score.value, dict):
+                problems.append(f"{variant}: {sample.id} epoch {sample.epoch} has no score")
                 continue
             values = {k: float(v) for k, v in score.value.items() if isinstance(v, int | float)}
             episodes.append(
@@ -185,56 +151,68 @@ def read_results(log_dir: Path) -> list[TaskResult]:
                 episodes=episodes,
             )
         )
-    return results
+    return results, problems
 
 
 def summarize(
-    results: Iterable[TaskResult], seed: int | None = None, price: Price | None = None
+    results: Iterable[TaskResult],
+    seed: int | None = None,
+    price: Price | None = None,
+    provenance: Provenance | None = None,
+    problems: Iterable[str] = (),
+    expected: Iterable[str] = (),
 ) -> Summary:
-    """Aggregate per-episode scores into per-variant means, stderrs, pass^k and rates."""
-    values: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    success: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    model, epochs, scenarios = "", 1, set()
+    """Aggregate per-episode scores into per-variant means (clustered by scenario), pass^k and
+    rates. `expected` variants that have no result make the summary incomplete."""
+    by_variant: dict[str, list[EpisodeScores]] = defaultdict(list)
+    model, epochs = "", 1
     for result in results:
         model, epochs = result.model, result.epochs
-        for episode in sorted(result.episodes, key=lambda e: (e.scenario, e.epoch)):
-            scenarios.add(episode.scenario)
-            for metric in METRICS:
-                values[result.variant][metric].append(episode.values.get(metric, 0.0))
-            success[result.variant][episode.scenario].append(episode.values["task_success"])
+        by_variant[result.variant].extend(result.episodes)
+    issues = [*problems, *(f"{v}: no results" for v in expected if v not in by_variant)]
     summaries = []
-    for variant in sorted(values, key=variant_order):
-        metrics = {m: _stat(values[variant][m]) for m in METRICS}
+    for variant in sorted(by_variant, key=variant_order):
+        episodes = sorted(by_variant[variant], key=lambda e: (e.scenario, e.epoch))
+        clusters = [e.scenario for e in episodes]
+        column = {m: [e.values.get(m, 0.0) for e in episodes] for m in METRICS}
+        success: dict[str, list[float]] = defaultdict(list)
+        for e in episodes:
+            success[e.scenario].append(e.values.get("task_success", 0.0))
         # per accepted-or-rejected update: list_todos reads and malformed calls are not updates
-        updates = sum(values[variant]["todo_updates"])
+        updates = sum(column["todo_updates"])
         rates = {
-            m: round(100 * sum(values[variant][m]) / updates, 6) if updates else 0.0
+            m: round(100 * sum(column[m]) / updates, 6) if updates else 0.0
             for m in CORRUPTION_COUNTS
         }
         cost = None
         if price is not None:
-            cost = _stat(
-                [
-                    price.cost(i, c, o)
-                    for i, c, o in zip(
-                        values[variant]["input_tokens"],
-                        values[variant]["cache_read_tokens"],
-                        values[variant]["output_tokens"],
-                        strict=True,
-                    )
-                ]
-            )
+            costs = [
+                price.cost(i, c, o)
+                for i, c, o in zip(
+                    column["input_tokens"],
+                    column["cache_read_tokens"],
+                    column["output_tokens"],
+                    strict=True,
+                )
+            ]
+            cost = clustered(costs, clusters)
+        pass_k, eligible = pass_hat_k(success, epochs)
         summaries.append(
             VariantSummary(
                 variant=variant,
-                episodes=len(values[variant]["task_success"]),
-                metrics=metrics,
+                episodes=len(episodes),
+                metrics={m: clustered(column[m], clusters) for m in METRICS},
                 cost_usd=cost,
-                pass_k=pass_hat_k(success[variant]),
+                pass_k=pass_k,
+                pass_k_scenarios=eligible,
                 per_100_todo_updates=rates,
                 per_scenario_success={
-                    s: round(sum(v) / len(v), 6) for s, v in sorted(success[variant].items())
+                    s: round(sum(v) / len(v), 6) for s, v in sorted(success.items())
                 },
+                per_episode=[
+                    e.model_copy(update={"values": {m: e.values.get(m, 0.0) for m in METRICS}})
+                    for e in episodes
+                ],
             )
         )
     return Summary(
@@ -242,8 +220,11 @@ def summarize(
         simulated=model.startswith("sim/"),
         seed=seed,
         epochs=epochs,
-        scenarios=sorted(scenarios),
+        scenarios=sorted({e.scenario for v in by_variant.values() for e in v}),
         variants=summaries,
+        provenance=provenance or Provenance(),
+        complete=not issues,
+        problems=issues,
     )
 
 
@@ -253,100 +234,3 @@ def write_summary(summary: Summary, path: Path) -> None:
 
 def read_summary(path: Path) -> Summary:
     return Summary.model_validate_json(path.read_text(encoding="utf-8"))
-
-
-def _cell(stat: Stat, metric: str) -> str:
-    digits = 0 if metric.endswith("tokens") else 4 if metric == "cost_usd" else 2
-    if stat.stderr:
-        return f"{stat.mean:.{digits}f} ± {stat.stderr:.{digits}f}"
-    return f"{stat.mean:.{digits}f}"
-
-
-def title(summary: Summary) -> str:
-    note = f" ({SIM_NOTE})" if summary.simulated else ""
-    seed = f", seed {summary.seed}" if summary.seed is not None else ""
-    return (
-        f"Model: {summary.model}{note}; {len(summary.scenarios)} scenarios x "
-        f"{summary.epochs} epochs{seed}. Cells: mean ± standard error per episode."
-    )
-
-
-def _stat_of(v: VariantSummary, metric: str) -> Stat | None:
-    if metric == "pass_k":
-        return v.pass_k
-    if metric == "cost_usd":
-        return v.cost_usd
-    return v.metrics.get(metric)  # None: the summary predates this metric
-
-
-def _rows(summary: Summary, columns: tuple[tuple[str, str], ...]) -> list[list[object]]:
-    rows: list[list[object]] = []
-    for v in summary.variants:
-        cells = []
-        for metric, _ in columns:
-            stat = _stat_of(v, metric)
-            cells.append("n/a" if stat is None else _cell(stat, metric))
-        rows.append([v.variant, v.episodes, *cells])
-    return rows
-
-
-def _columns(summary: Summary, columns: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    priced = any(v.cost_usd is not None for v in summary.variants)
-    return columns if priced else tuple(c for c in columns if c[0] != "cost_usd")
-
-
-def leaderboard(summary: Summary, fmt: Format = "md") -> str:
-    """One row per variant, one column per headline metric, labelled with the model."""
-    if fmt == "json":
-        return summary.model_dump_json(indent=2)
-    if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        columns = _columns(summary, COLUMNS)
-        writer.writerow(["model", "variant", "episodes", *(m for m, _ in columns)])
-        writer.writerows([summary.model, *row] for row in _rows(summary, columns))
-        return buffer.getvalue()
-    table_format = {"md": "github", "html": "html", "latex": "latex"}[fmt]
-    parts = []
-    for caption, all_columns in TABLES:
-        columns = _columns(summary, all_columns)
-        headers = ["variant", "episodes", *(h for _, h in columns)]
-        table = tabulate(
-            _rows(summary, columns), headers=headers, tablefmt=table_format, disable_numparse=True
-        )
-        if fmt == "md":
-            parts.append(f"**{caption}**\n\n{table}")
-        elif fmt == "html":
-            parts.append(f"<h3>{caption}</h3>\n{table}")
-        else:
-            parts.append(f"% {caption}\n{table}")
-    heading = {
-        "md": f"{title(summary)}\n",
-        "html": f"<p>{title(summary)}</p>",
-        "latex": f"% {title(summary)}",
-    }[fmt]
-    return heading + "\n" + "\n\n".join(parts) + "\n"
-
-
-def compare(base: Summary, new: Summary, z: float = 2.0) -> list[str]:
-    """Significant regressions from base to new (difference beyond z combined stderrs)."""
-    worse_if_lower = {"task_success"}
-    watched = ("task_success", "false_completion", *CORRUPTION_COUNTS)
-    base_by_name = {v.variant: v for v in base.variants}
-    problems = []
-    for variant in new.variants:
-        old = base_by_name.get(variant.variant)
-        if old is None:
-            continue
-        for metric in watched:
-            a, b = old.metrics[metric], variant.metrics[metric]
-            delta = b.mean - a.mean
-            if metric in worse_if_lower:
-                delta = -delta
-            noise = z * math.sqrt(a.stderr**2 + b.stderr**2)
-            if delta > 0 and delta > noise:
-                problems.append(
-                    f"{variant.variant}: {metric} {a.mean:.3f} -> {b.mean:.3f} "
-                    f"(threshold {noise:.3f})"
-                )
-    return problems

@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 
-from harness.report import (
-    EpisodeScores,
-    Price,
-    TaskResult,
-    compare,
-    leaderboard,
-    pass_hat_k,
-    price_for,
-    summarize,
-)
+from harness.publish import leaderboard
+from harness.report import EpisodeScores, Price, TaskResult, price_for, summarize
 from harness.scoring import METRICS
+from harness.stats import pass_hat_k
 
 
 def result(variant: str, successes: list[tuple[str, int, float]], dropped: float = 0) -> TaskResult:
@@ -40,8 +34,24 @@ def result(variant: str, successes: list[tuple[str, int, float]], dropped: float
 RUNS = [("a", 1, 1.0), ("a", 2, 1.0), ("b", 1, 1.0), ("b", 2, 0.0)]
 
 
-def test_pass_hat_k_needs_every_trial() -> None:
-    assert pass_hat_k({"a": [1.0, 1.0], "b": [1.0, 0.0]}).mean == 0.5
+def test_pass_hat_k_needs_every_trial_and_enough_trials() -> None:
+    stat, scenarios = pass_hat_k({"a": [1.0, 1.0], "b": [1.0, 0.0]}, 2)
+    assert (stat.mean, scenarios) == (0.5, 2)
+    # a scenario with fewer than k epochs would count as "all passed" on one try: left out
+    stat, scenarios = pass_hat_k({"a": [0.0, 0.0], "b": [1.0]}, 2)
+    assert (stat.mean, scenarios) == (0.0, 1)
+
+
+def test_standard_errors_are_clustered_by_scenario() -> None:
+    from harness.stats import clustered
+
+    values = [1.0, 1.0, 1.0, 0.0, 0.0, 0.0] * 2
+    clusters = ["a", "a", "a", "b", "b", "b", "c", "c", "c", "d", "d", "d"]
+    naive = statistics.stdev(values) / len(values) ** 0.5
+    stat = clustered(values, clusters)
+    # epochs of a scenario agree, so the effective sample is 4 scenarios, not 12 episodes
+    assert stat.stderr > 1.5 * naive
+    assert stat.ci_low is not None and stat.ci_low < stat.mean - stat.stderr
 
 
 def test_summary_means_stderr_rates_and_order() -> None:
@@ -53,28 +63,44 @@ def test_summary_means_stderr_rates_and_order() -> None:
     assert l0.pass_k.mean == 0.5
     assert l0.per_100_todo_updates["dropped_todos"] == 50.0
     assert l0.per_scenario_success == {"a": 1.0, "b": 0.5}
-    assert summary.schema_version == 2 and summary.simulated
+    assert summary.schema_version == 3 and summary.simulated
+    assert len(l0.per_episode) == 4 and summary.complete
 
 
 def test_leaderboard_formats_are_labelled() -> None:
     summary = summarize([result("L0-rewrite", RUNS)], seed=1)
     md = leaderboard(summary, "md")
     assert md.startswith("Model: sim/sloppy (simulated agent") and "| L0-rewrite" in md
-    assert "0.75 ± 0.25" in md
-    assert leaderboard(summary, "csv").splitlines()[1].startswith("sim/sloppy,L0-rewrite,4,0.75")
-    assert "<table>" in leaderboard(summary, "html")
-    assert "\\begin{tabular}" in leaderboard(summary, "latex")
+    assert "0.75 ± 0.25" in md and "clustered by scenario" in md
+    page = leaderboard(summary, "html")
+    assert page.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in page
+    assert "<style>" in page and "http" not in page  # nothing fetched at view time
+    latex = leaderboard(summary, "latex")
+    assert "\\begin{table}" in latex and "\\toprule" in latex and "\\caption{" in latex
+    assert "pass$^k$" in latex and "\\resizebox" in latex
     assert json.loads(leaderboard(summary, "json"))["model"] == "sim/sloppy"
 
 
-def test_compare_flags_only_significant_regressions() -> None:
-    base = summarize([result("L0-rewrite", RUNS * 5)])
-    same = summarize([result("L0-rewrite", RUNS * 5)])
-    worse = summarize([result("L0-rewrite", [(s, e, 0.0) for s, e, _ in RUNS * 5], dropped=3)])
-    assert compare(base, same) == []
-    problems = compare(base, worse)
-    assert any("task_success" in p for p in problems)
-    assert any("dropped_todos" in p for p in problems)
+def test_csv_numbers_parse_as_floats() -> None:
+    import io
+
+    import pandas as pd
+
+    frame = pd.read_csv(io.StringIO(leaderboard(summarize([result("L0-rewrite", RUNS)]), "csv")))
+    success = frame[frame.metric == "task_success"].iloc[0]
+    assert (success["mean"], success["stderr"], success["n"]) == (0.75, 0.25, 4)
+    assert frame["ci_low"].dtype == float
+
+
+def test_an_incomplete_run_says_so() -> None:
+    summary = summarize(
+        [result("L0-rewrite", RUNS)],
+        problems=["L3: log error (boom)"],
+        expected=["L0-rewrite", "L4"],
+    )
+    assert not summary.complete and "L4: no results" in summary.problems
+    assert leaderboard(summary, "md").startswith("INCOMPLETE RUN")
+    assert "INCOMPLETE RUN" in leaderboard(summary, "html")
 
 
 def test_cost_where_a_price_is_known(tmp_path: Path) -> None:
@@ -95,9 +121,8 @@ def test_cost_where_a_price_is_known(tmp_path: Path) -> None:
 def test_a_summary_older_than_a_metric_still_renders() -> None:
     summary = summarize([result("L0-rewrite", RUNS)], seed=1)
     del summary.variants[0].metrics["recovered_tool_calls"]
-    header, row = leaderboard(summary, "csv").splitlines()[:2]
-    cells = dict(zip(header.split(","), row.split(","), strict=True))
-    assert cells["recovered_tool_calls"] == "n/a" and cells["task_success"] == "0.75 ± 0.25"
+    assert "n/a" in leaderboard(summary, "md")
+    assert "recovered_tool_calls" not in leaderboard(summary, "csv")
 
 
 def test_prompt_cache_reads_are_priced_at_the_cache_rate() -> None:

@@ -1,0 +1,65 @@
+"""What produced a run: hashes of the scenarios and the harness's code, the project version, and
+the git commit where there is one (recorded in run.json; kept out of summary.json, which must be
+byte-identical for the same code and inputs whichever commit holds them)."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from collections.abc import Iterable
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from harness.report import Provenance
+from harness.scenario import Scenario
+
+HARNESS = Path(__file__).resolve().parent
+
+
+def scenario_hash(scenarios: Iterable[Scenario]) -> str:
+    """Of the scenarios as loaded (generated families expanded), in id order."""
+    digest = hashlib.sha256()
+    for scenario in sorted(scenarios, key=lambda s: s.id):
+        digest.update(scenario.model_dump_json().encode())
+    return digest.hexdigest()[:16]
+
+
+@cache
+def code_hash() -> str:
+    """Of every source and data file of the harness package."""
+    digest = hashlib.sha256()
+    for path in sorted(HARNESS.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".yaml") and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(HARNESS).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def project_version() -> str:
+    try:
+        return version("todo-bench")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(HARNESS), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def provenance(scenarios: Iterable[Scenario]) -> Provenance:
+    return Provenance(
+        project_version=project_version(),
+        code_hash=code_hash(),
+        scenario_hash=scenario_hash(scenarios),
+    )

@@ -1,0 +1,226 @@
+"""Leaderboards from a summary: markdown, CSV and JSON with numbers apart, LaTeX (booktabs) and a
+self-contained HTML page."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+from datetime import UTC, datetime
+from typing import Literal
+
+from tabulate import tabulate
+
+from harness.report import Summary, VariantSummary
+from harness.stats import Stat
+
+SIM_NOTE = "simulated agent: demonstrates the harness, not evidence about real models"
+Format = Literal["md", "html", "latex", "csv", "json"]
+
+#: leaderboard tables: (caption, [(metric, header)])
+TABLES = (
+    (
+        "Outcomes and corruption (per episode)",
+        (
+            ("task_success", "success"),
+            ("pass_k", "pass^k"),
+            ("false_completion", "false done"),
+            ("false_completion_past_gate", "false done past gate"),
+            ("gave_up", "gave up"),
+            ("asked_user", "asked user"),
+            ("dropped_todos", "dropped"),
+            ("mutated_text", "mutated"),
+            ("invented_todos", "invented"),
+            ("id_churn", "id churn"),
+            ("false_todo_completions", "false ticks"),
+            ("unmatched_todos", "unmatched"),
+            ("unsanctioned_deletes", "unasked deletes"),
+            ("unsanctioned_renames", "unasked renames"),
+            ("fake_tool_calls", "fake calls"),
+            ("recovered_tool_calls", "recovered"),
+        ),
+    ),
+    (
+        "Price of safety and cost (per episode)",
+        (
+            ("rejected_updates", "rejected"),
+            ("blocked_completions", "blocked"),
+            ("budget_exhausted", "out of turns"),
+            ("gate_exhausted", "gate held to end"),
+            ("turns", "turns"),
+            ("todo_tool_calls", "todo calls"),
+            ("input_tokens", "in tok"),
+            ("output_tokens", "out tok"),
+            ("todo_output_tokens", "todo tok"),
+            ("cost_usd", "cost $"),
+        ),
+    ),
+)
+COLUMNS = tuple(column for _, columns in TABLES for column in columns)
+
+
+def _cell(stat: Stat, metric: str) -> str:
+    digits = 0 if metric.endswith("tokens") else 4 if metric == "cost_usd" else 2
+    if stat.stderr:
+        return f"{stat.mean:.{digits}f} ± {stat.stderr:.{digits}f}"
+    return f"{stat.mean:.{digits}f}"
+
+
+def title(summary: Summary) -> str:
+    note = f" ({SIM_NOTE})" if summary.simulated else ""
+    seed = f", seed {summary.seed}" if summary.seed is not None else ""
+    head = "INCOMPLETE RUN: " if not summary.complete else ""
+    return (
+        f"{head}Model: {summary.model}{note}; {len(summary.scenarios)} scenarios x "
+        f"{summary.epochs} epochs{seed}. Cells: mean ± {summary.stderr_method}."
+    )
+
+
+def _stat_of(v: VariantSummary, metric: str) -> Stat | None:
+    if metric == "pass_k":
+        return v.pass_k
+    if metric == "cost_usd":
+        return v.cost_usd
+    return v.metrics.get(metric)  # None: the summary predates this metric
+
+
+def _rows(summary: Summary, columns: tuple[tuple[str, str], ...]) -> list[list[object]]:
+    rows: list[list[object]] = []
+    for v in summary.variants:
+        cells = []
+        for metric, _ in columns:
+            stat = _stat_of(v, metric)
+            cells.append("n/a" if stat is None else _cell(stat, metric))
+        rows.append([v.variant, v.episodes, *cells])
+    return rows
+
+
+def _columns(summary: Summary, columns: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    priced = any(v.cost_usd is not None for v in summary.variants)
+    return columns if priced else tuple(c for c in columns if c[0] != "cost_usd")
+
+
+def _csv(summary: Summary) -> str:
+    """One row per variant and metric, every number in its own column (floats parse)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(
+        ["model", "variant", "episodes", "metric", "mean", "stderr", "n", "ci_low", "ci_high"]
+    )
+    for v in summary.variants:
+        for metric, _ in _columns(summary, COLUMNS):
+            stat = _stat_of(v, metric)
+            if stat is None:
+                continue
+            low = "" if stat.ci_low is None else stat.ci_low
+            high = "" if stat.ci_high is None else stat.ci_high
+            writer.writerow(
+                [
+                    summary.model,
+                    v.variant,
+                    v.episodes,
+                    metric,
+                    stat.mean,
+                    stat.stderr,
+                    stat.n,
+                    low,
+                    high,
+                ]
+            )
+    return buffer.getvalue()
+
+
+def _latex_escape(text: str) -> str:
+    out = text.replace("\\", r"\textbackslash{}")
+    for char in "&%$#_{}":
+        out = out.replace(char, "\\" + char)
+    return out.replace("±", r"$\pm$").replace("pass^k", r"pass$^k$")
+
+
+def _latex(summary: Summary) -> str:
+    """Booktabs tables in `table` environments with caption and label, scaled to the page."""
+    parts = [
+        "% needs \\usepackage{booktabs} and \\usepackage{graphicx}",
+        f"% {title(summary)}",
+    ]
+    for number, (caption, all_columns) in enumerate(TABLES, start=1):
+        columns = _columns(summary, all_columns)
+        headers = ["variant", "episodes", *(h for _, h in columns)]
+        body = [[_latex_escape(str(c)) for c in row] for row in _rows(summary, columns)]
+        spec = "l" + "r" * (len(headers) - 1)
+        lines = [
+            "\\begin{table}[t]",
+            "\\centering",
+            "\\resizebox{\\textwidth}{!}{%",
+            f"\\begin{{tabular}}{{{spec}}}",
+            "\\toprule",
+            " & ".join(_latex_escape(h) for h in headers) + " \\\\",
+            "\\midrule",
+            *(" & ".join(row) + " \\\\" for row in body),
+            "\\bottomrule",
+            "\\end{tabular}}",
+            f"\\caption{{{_latex_escape(caption)}. {_latex_escape(title(summary))}}}",
+            f"\\label{{tab:todo-bench-{number}}}",
+            "\\end{table}",
+        ]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem; color: #1b1b1b; }
+h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
+p.meta { color: #555; } p.incomplete { color: #b00020; font-weight: bold; }
+table { border-collapse: collapse; font-size: 0.85rem; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.6rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+thead th { border-bottom: 2px solid #333; }
+"""
+
+
+def _html(summary: Summary) -> str:
+    """A self-contained page: inline CSS, no script, nothing fetched at view time."""
+    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    sections = []
+    for caption, all_columns in TABLES:
+        columns = _columns(summary, all_columns)
+        headers = ["variant", "episodes", *(h for _, h in columns)]
+        table = tabulate(
+            _rows(summary, columns), headers=headers, tablefmt="html", disable_numparse=True
+        )
+        sections.append(f"<h2>{html.escape(caption)}</h2>\n{table}")
+    incomplete = (
+        f'<p class="incomplete">INCOMPLETE RUN: {html.escape("; ".join(summary.problems))}</p>'
+        if not summary.complete
+        else ""
+    )
+    heading = html.escape(f"todo-bench: {summary.model}")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{heading}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        f"<h1>{heading}</h1>\n{incomplete}\n"
+        f'<p class="meta">{html.escape(title(summary))} Rendered {when}.</p>\n'
+        + "\n".join(sections)
+        + "\n</body>\n</html>\n"
+    )
+
+
+def leaderboard(summary: Summary, fmt: Format = "md") -> str:
+    """One row per variant, one column per headline metric, labelled with the model."""
+    if fmt == "json":
+        return summary.model_dump_json(indent=2)
+    if fmt == "csv":
+        return _csv(summary)
+    if fmt == "latex":
+        return _latex(summary)
+    if fmt == "html":
+        return _html(summary)
+    parts = []
+    for caption, all_columns in TABLES:
+        columns = _columns(summary, all_columns)
+        headers = ["variant", "episodes", *(h for _, h in columns)]
+        table = tabulate(
+            _rows(summary, columns), headers=headers, tablefmt="github", disable_numparse=True
+        )
+        parts.append(f"**{caption}**\n\n{table}")
+    return f"{title(summary)}\n\n" + "\n\n".join(parts) + "\n"
