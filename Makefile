@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install bench test test-fast lint perf real-model clean
+.PHONY: install bench test test-fast lint perf real-model clean regress baseline report
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,20 @@ install: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/todo-bench run --model sim/sloppy --variants headline --epochs 3 --seed 0
+
+# the CI regression gate: rerun the default suite on the simulated agent and compare it with the
+# committed baseline (exact: the simulated agent is deterministic, so any change fails)
+regress: $(STAMP)
+	$(BIN)/todo-bench run --model sim/sloppy --epochs 3 --seed 0 --out results/regress --fresh --display none
+	$(BIN)/todo-bench report results/regress
+	$(BIN)/todo-bench compare results/baseline results/regress --format md \
+		--junit results/regress/junit.xml > results/regress/compare.md; status=$$?; \
+		cat results/regress/compare.md; exit $$status
+
+# accept the current numbers as the new baseline (after a deliberate change; say why in the commit)
+baseline: $(STAMP)
+	$(BIN)/todo-bench run --model sim/sloppy --epochs 3 --seed 0 --out results/regress --fresh --display none
+	mkdir -p results/baseline && cp results/regress/summary.json results/baseline/summary.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check harness evals tests scripts examples

@@ -272,8 +272,6 @@ def _claim_run_dir(
                 "resuming would mix them (use --fresh to start over, or another --out)"
             )
         record = record.model_copy(update={"variants": sorted({*old.variants, *variants})})
-    elif run_dir.exists() and any(run_dir.iterdir()) and not (run_dir / "logs").is_dir():
-        raise UsageError(f"{run_dir} is not empty and not a run folder; choose another --out")
     run_dir.mkdir(parents=True, exist_ok=True)
     path.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
 
@@ -285,6 +283,18 @@ def _summary_path(path: str) -> Path:
     if not candidate.is_file():
         raise UsageError(f"{path}: no summary.json found")
     return candidate
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    run_dir = Path(args.run)
+    summary = _read(args.run)
+    folder = run_dir if run_dir.is_dir() else run_dir.parent
+    names = {"md": "leaderboard.md", "html": "leaderboard.html", "latex": "leaderboard.tex"}
+    names |= {"csv": "leaderboard.csv"}  # the JSON is summary.json itself
+    for fmt, name in names.items():
+        (folder / name).write_text(leaderboard(summary, fmt), encoding="utf-8")  # type: ignore[arg-type]
+        print(folder / name)
+    return 0
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -472,9 +482,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=cmd_run)
 
+    rep = sub.add_parser(
+        "report", help="write a run's leaderboard as md, html, tex and csv (json: summary.json)"
+    )
+    rep.add_argument("run", help="run folder or summary.json")
+    rep.set_defaults(func=cmd_report)
+
     board = sub.add_parser("leaderboard", help="print a run's leaderboard")
     board.add_argument("run", help="run folder or summary.json")
-    board.add_argument("--format", default="md", choices=["md", "html", "latex", "csv", "json"])
+    board.add_argument(
+        "--format",
+        default="md",
+        choices=["md", "html", "latex", "csv", "json"],
+        help="md (default), a self-contained html page, latex (booktabs), csv or json",
+    )
     board.set_defaults(func=cmd_leaderboard)
 
     comp = sub.add_parser(

@@ -172,10 +172,35 @@ body { font-family: system-ui, sans-serif; margin: 2rem; color: #1b1b1b; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
 p.meta { color: #555; } p.incomplete { color: #b00020; font-weight: bold; }
 table { border-collapse: collapse; font-size: 0.85rem; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.6rem; text-align: right; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.5rem; text-align: right; }
+td { white-space: nowrap; }
+div.wide { overflow-x: auto; }
 th:first-child, td:first-child { text-align: left; }
 thead th { border-bottom: 2px solid #333; }
+img { display: block; max-width: 100%; margin: 1rem 0; }
+table.heat th { writing-mode: vertical-rl; font-weight: normal; }
 """
+
+
+def _heat_map(summary: Summary) -> str:
+    """Per-scenario success, variants by scenarios, shaded from red (0) to green (1)."""
+    head = "".join(f"<th>{html.escape(s)}</th>" for s in summary.scenarios)
+    rows = []
+    for v in summary.variants:
+        cells = []
+        for scenario in summary.scenarios:
+            value = v.per_scenario_success.get(scenario)
+            if value is None:
+                cells.append("<td></td>")
+                continue
+            hue = int(120 * value)  # 0 red .. 120 green
+            cells.append(f'<td style="background:hsl({hue},60%,80%)">{value:.2f}</td>')
+        rows.append(f"<tr><td>{html.escape(v.variant)}</td>{''.join(cells)}</tr>")
+    return (
+        "<h2>Success per scenario</h2>\n"
+        f'<table class="heat"><thead><tr><th>variant</th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def _html(summary: Summary) -> str:
@@ -188,12 +213,24 @@ def _html(summary: Summary) -> str:
         table = tabulate(
             _rows(summary, columns), headers=headers, tablefmt="html", disable_numparse=True
         )
-        sections.append(f"<h2>{html.escape(caption)}</h2>\n{table}")
+        sections.append(f'<h2>{html.escape(caption)}</h2>\n<div class="wide">{table}</div>')
     incomplete = (
         f'<p class="incomplete">INCOMPLETE RUN: {html.escape("; ".join(summary.problems))}</p>'
         if not summary.complete
         else ""
     )
+    from harness import plots  # matplotlib is imported only when a page is drawn
+
+    figures = [
+        ("Corruption and false completion", plots.corruption_bars(summary)),
+        ("Success against cost", plots.success_vs_tokens(summary)),
+        ("The price of safety", plots.price_of_safety(summary)),
+    ]
+    sections.append(
+        "<h2>Figures</h2>\n"
+        + "\n".join(f'<img alt="{html.escape(a)}" src="{src}">' for a, src in figures)
+    )
+    sections.append(_heat_map(summary))
     heading = html.escape(f"todo-bench: {summary.model}")
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
