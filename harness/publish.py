@@ -100,6 +100,19 @@ def _columns(summary: Summary, columns: tuple[tuple[str, str], ...]) -> tuple[tu
     return columns if priced else tuple(c for c in columns if c[0] != "cost_usd")
 
 
+def _tables(summary: Summary, tablefmt: str) -> list[tuple[str, str]]:
+    """Each leaderboard table, rendered by tabulate in `tablefmt`, with its caption."""
+    out = []
+    for caption, all_columns in TABLES:
+        columns = _columns(summary, all_columns)
+        headers = ["variant", "episodes", *(h for _, h in columns)]
+        rows = _rows(summary, columns)
+        out.append(
+            (caption, tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True))
+        )
+    return out
+
+
 def _csv(summary: Summary) -> str:
     """One row per variant and metric, every number in its own column (floats parse)."""
     buffer = io.StringIO()
@@ -206,14 +219,10 @@ def _heat_map(summary: Summary) -> str:
 def _html(summary: Summary) -> str:
     """A self-contained page: inline CSS, no script, nothing fetched at view time."""
     when = datetime.now(UTC).strftime("%Y-%m-%d")
-    sections = []
-    for caption, all_columns in TABLES:
-        columns = _columns(summary, all_columns)
-        headers = ["variant", "episodes", *(h for _, h in columns)]
-        table = tabulate(
-            _rows(summary, columns), headers=headers, tablefmt="html", disable_numparse=True
-        )
-        sections.append(f'<h2>{html.escape(caption)}</h2>\n<div class="wide">{table}</div>')
+    sections = [
+        f'<h2>{html.escape(caption)}</h2>\n<div class="wide">{table}</div>'
+        for caption, table in _tables(summary, "html")
+    ]
     incomplete = (
         f'<p class="incomplete">INCOMPLETE RUN: {html.escape("; ".join(summary.problems))}</p>'
         if not summary.complete
@@ -252,12 +261,5 @@ def leaderboard(summary: Summary, fmt: Format = "md") -> str:
         return _latex(summary)
     if fmt == "html":
         return _html(summary)
-    parts = []
-    for caption, all_columns in TABLES:
-        columns = _columns(summary, all_columns)
-        headers = ["variant", "episodes", *(h for _, h in columns)]
-        table = tabulate(
-            _rows(summary, columns), headers=headers, tablefmt="github", disable_numparse=True
-        )
-        parts.append(f"**{caption}**\n\n{table}")
+    parts = [f"**{caption}**\n\n{table}" for caption, table in _tables(summary, "github")]
     return f"{title(summary)}\n\n" + "\n\n".join(parts) + "\n"

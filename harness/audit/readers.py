@@ -45,6 +45,17 @@ def _lines(path: Path) -> Iterator[dict[str, Any]]:
                 yield record
 
 
+def _items(entries: Any, text_key: str) -> list[Item]:
+    """A product's whole-list entries as items (entries that are not objects are skipped)."""
+    if not isinstance(entries, list):
+        return []
+    return [
+        Item(text=str(e.get(text_key, "")), status=str(e.get("status", "")))
+        for e in entries
+        if isinstance(e, dict)
+    ]
+
+
 def detect(path: Path) -> str:
     """The format of a session log, or AuditError saying why it is none of them."""
     if path.suffix == ".eval":
@@ -178,14 +189,7 @@ def _claude_code_calls(path: Path) -> Iterator[Event | _Quiet]:
             name, args = block.get("name"), block.get("input") or {}
             if name == "TodoWrite":
                 todos = args.get("todos") if isinstance(args, dict) else None
-                yield TodoState(
-                    tool="TodoWrite",
-                    items=[
-                        Item(text=str(t.get("content", "")), status=str(t.get("status", "")))
-                        for t in todos or []
-                        if isinstance(t, dict)
-                    ],
-                )
+                yield TodoState(tool="TodoWrite", items=_items(todos, "content"))
             elif name == "TaskCreate" and isinstance(args, dict):
                 numeric = [int(k) for k in tasks if k.isdigit()]
                 key = str(max(numeric, default=0) + 1)
@@ -241,14 +245,7 @@ def _codex(path: Path) -> Iterator[Event]:
             except json.JSONDecodeError:
                 continue  # the product refused it too: no list was recorded
             plan = arguments.get("plan") if isinstance(arguments, dict) else None
-            yield TodoState(
-                tool="update_plan",
-                items=[
-                    Item(text=str(p.get("step", "")), status=str(p.get("status", "")))
-                    for p in plan or []
-                    if isinstance(p, dict)
-                ],
-            )
+            yield TodoState(tool="update_plan", items=_items(plan, "step"))
             last_user = None
 
 
@@ -273,15 +270,8 @@ def _opencode(path: Path) -> Iterator[Event]:
         for part in parts:
             if part.get("type") != "tool" or part.get("tool") != "todowrite":
                 continue
-            todos = ((part.get("state") or {}).get("input") or {}).get("todos") or []
-            yield TodoState(
-                tool="todowrite",
-                items=[
-                    Item(text=str(t.get("content", "")), status=str(t.get("status", "")))
-                    for t in todos
-                    if isinstance(t, dict)
-                ],
-            )
+            todos = ((part.get("state") or {}).get("input") or {}).get("todos")
+            yield TodoState(tool="todowrite", items=_items(todos, "content"))
 
 
 # -- todo-bench's own inspect logs ----------------------------------------------------------
