@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.log import transcript
@@ -20,9 +19,11 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo
-from pydantic import JsonValue
+from inspect_ai.util import StoreModel
+from pydantic import Field, JsonValue
 
 from harness import gate, prompts
+from harness.checks import CheckResult, run_checks
 from harness.compaction import compact
 from harness.designs import designs
 from harness.ending import classify_ending
@@ -49,27 +50,29 @@ from harness.workspace import Workspace
 REMIND_AFTER = 3
 
 
-@dataclass
-class EpisodeRecord:
-    """What the solver hands the scorer: kept out of the sample store, whose every change
-    inspect diffs and logs (a per-turn ledger there made runs several times slower)."""
+class EpisodeRecord(StoreModel):
+    """What the solver leaves for the scorer, in the sample's store (so it is in the log):
+    written once, when the episode ends, and enough to score it again from the log alone."""
 
-    ledger: Ledger
-    workspace: Workspace
-    task_state: dict[str, Any]
-
-
-_RECORDS: dict[str, EpisodeRecord] = {}
+    ledger: dict[str, Any] = Field(default_factory=dict)
+    checks: list[dict[str, Any]] = Field(default_factory=list)
+    final_files: list[str] = Field(default_factory=list)
+    task_state: dict[str, Any] = Field(default_factory=dict)
 
 
-def take_record(state: TaskState) -> EpisodeRecord:
-    """The episode record for a sample; an infrastructure error if the solver left none."""
-    record = _RECORDS.pop(state.uuid, None)
-    if record is None:
+def take_record(state: TaskState) -> tuple[Ledger, list[CheckResult], list[str], dict[str, Any]]:
+    """The episode record of a sample; an infrastructure error if the solver left none."""
+    record = state.store_as(EpisodeRecord)
+    if not record.ledger:
         raise RuntimeError(
-            f"no episode record for sample {state.sample_id}: the agent loop did not run"
+            f"no episode record for sample {state.sample_id}: the todo_agent solver did not run"
         )
-    return record
+    return (
+        Ledger.model_validate(record.ledger),
+        [CheckResult.model_validate(c) for c in record.checks],
+        list(record.final_files),
+        dict(record.task_state),
+    )
 
 
 def scenario_of(state: TaskState) -> Scenario:
@@ -93,9 +96,16 @@ def todo_agent(variant: Variant) -> Solver:
         try:
             await loop.run()
         finally:
-            _RECORDS[state.uuid] = EpisodeRecord(
-                episode.ledger, episode.workspace, episode.tracker.snapshot()
-            )
+            try:
+                checks = run_checks(workspace, scenario)
+                final_files = workspace.files()
+            finally:
+                workspace.cleanup()
+            record = state.store_as(EpisodeRecord)
+            record.ledger = episode.ledger.model_dump(mode="json")
+            record.checks = [c.model_dump() for c in checks]
+            record.final_files = final_files
+            record.task_state = episode.tracker.snapshot()
         state.messages = [ChatMessageSystem(content=prompts.SYSTEM), *loop.history]
         return state
 

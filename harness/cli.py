@@ -1,4 +1,5 @@
-"""The `todo-bench` command: run, leaderboard, compare, scenarios."""
+"""The `todo-bench` command: run the benchmark, publish and compare its results, audit real
+sessions, check scenarios."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness import runner
-from harness.provenance import git_commit, provenance
+from harness.provenance import git_commit, project_version, provenance
 from harness.publish import leaderboard
 from harness.report import (
     PRICES,
@@ -420,6 +421,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="todo-bench", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"todo-bench {project_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run variants x scenarios x epochs (an inspect eval set)")
@@ -445,9 +447,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="register your own todo design (a TodoStore subclass) for this run; repeatable",
     )
     run.add_argument("--scenarios", default="all", help="comma-separated ids or tags")
-    run.add_argument("--scenario-dir", default=str(SCENARIO_DIR))
-    run.add_argument("--epochs", type=int, default=3)
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument(
+        "--scenario-dir", default=str(SCENARIO_DIR), help="folder of scenario YAML files"
+    )
+    run.add_argument("--epochs", type=int, default=3, help="episodes per scenario (3)")
+    run.add_argument("--seed", type=int, default=0, help="seed of the simulated agent and sampling")
     run.add_argument("--gate", action="store_true", help="add the completion gate to every variant")
     run.add_argument("--inject", action="store_true", help="inject the list into every prompt")
     run.add_argument("--out", help="run folder (default results/runs/<run-id>; rerun to resume)")
@@ -474,11 +478,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=min(2, os.cpu_count() or 1),
         help="processes running variants in parallel (default: up to 2)",
     )
-    run.add_argument("--max-samples", type=int, default=None)
+    run.add_argument("--max-samples", type=int, default=None, help="episodes run at once")
     run.add_argument(
         "--display",
         default="rich" if sys.stdout.isatty() else "plain",
         choices=["full", "conversation", "rich", "plain", "log", "none"],
+        help="inspect's progress display",
     )
     run.set_defaults(func=cmd_run)
 
@@ -555,7 +560,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     scen.add_argument("action", choices=["list", "validate", "check", "schema"])
     scen.add_argument("paths", nargs="*", help="scenario files (default: the scenario dir)")
-    scen.add_argument("--scenario-dir", default=str(SCENARIO_DIR))
+    scen.add_argument(
+        "--scenario-dir", default=str(SCENARIO_DIR), help="folder of scenario YAML files"
+    )
     scen.set_defaults(func=cmd_scenarios)
     return parser
 

@@ -9,7 +9,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from harness.agent import scenario_of, take_record, task_state_block
-from harness.checks import CheckResult, run_checks
+from harness.checks import CheckResult
 from harness.guard import looks_like_fake_call
 from harness.ledger import (
     TODO_TOOLS,
@@ -309,17 +309,12 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
 
 @scorer(metrics={name: [mean(), stderr()] for name in METRICS})
 def todo_scorer() -> Scorer:
-    """Score an episode from the ledger and the final workspace; removes the workspace after."""
+    """Score an episode from the record its solver left in the sample store (the ledger and the
+    outcome checks of the final workspace), so `inspect score` can score a log again."""
 
     async def score(state: TaskState, target: Target) -> Score:
         scenario = scenario_of(state)
-        record = take_record(state)
-        ledger, workspace, snapshot = record.ledger, record.workspace, record.task_state
-        try:
-            checks = run_checks(workspace, scenario)
-            final_files = workspace.files()
-        finally:
-            workspace.cleanup()
+        ledger, checks, final_files, snapshot = take_record(state)
         counts = detect(ledger, scenario, checks)
         blocked = int(counts.values["blocked_completions"])
         return Score(

@@ -31,6 +31,8 @@ def scenario_samples(scenarios: list[Scenario]) -> MemoryDataset:
     )
 
 
+#: 2: metric-truth fixes (endings, matcher, sanctions, state-based rules); record in the store
+TASK_VERSION = 2
 EVAL_FILE = Path(__file__).resolve().parent.parent / "evals" / "todo_bench.py"
 
 
@@ -77,5 +79,7 @@ def build_task(
         solver=todo_agent(chosen),
         scorer=todo_scorer(),
         name="todo_bench",
+        # bump when scoring changes, so logs scored differently are told apart
+        version=TASK_VERSION,
         metadata={"variant": chosen.label, "prompt_version": prompts.PROMPT_VERSION},
     )

@@ -8,7 +8,7 @@ import math
 import random
 from typing import Any
 
-from inspect_ai.log._samples import sample_active
+from inspect_ai.log._samples import ActiveSample, sample_active
 from inspect_ai.model import (
     ChatCompletionChoice,
     ChatMessage,
@@ -71,8 +71,8 @@ class SimModel(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
-        prompt = next((m.text for m in input if isinstance(m, ChatMessageUser)), "")
-        scenario = self.scenarios.get(prompt.strip())
+        active = sample_active()
+        scenario = self._scenario(input, active)
         if scenario is None:
             return self._output(
                 ChatMessageAssistant(
@@ -81,7 +81,6 @@ class SimModel(ModelAPI):
                 input,
                 tools,
             )
-        active = sample_active()
         epoch = active.epoch if active else 1
         key = active.id if active else f"{scenario.id}-{epoch}"
         memory = self.memories.setdefault(key, Memory(scenario=scenario))
@@ -115,6 +114,17 @@ class SimModel(ModelAPI):
             metadata={"sim_faults": faults} if faults else None,
         )
         return self._output(message, input, tools)
+
+    def _scenario(self, input: list[ChatMessage], active: ActiveSample | None) -> Scenario | None:
+        """The scenario travels with the sample (read once per episode); the prompt lookup in
+        the scenario folder serves calls made outside an eval."""
+        if active is not None and active.id in self.memories:
+            return self.memories[active.id].scenario
+        carried = (active.sample.metadata or {}).get("scenario") if active else None
+        if carried:
+            return Scenario.model_validate(carried)
+        prompt = next((m.text for m in input if isinstance(m, ChatMessageUser)), "")
+        return self.scenarios.get(prompt.strip())
 
     def _output(
         self, message: ChatMessageAssistant, input: list[ChatMessage], tools: list[ToolInfo]
