@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import html
+import inspect as pyinspect
 import io
 from datetime import UTC, datetime
 from typing import Literal
@@ -195,6 +196,37 @@ table.heat th { writing-mode: vertical-rl; font-weight: normal; }
 """
 
 
+def _design_table(summary: Summary) -> str:
+    """What each variant is: its design's tools and rule, and the switches on top."""
+    from harness.designs import designs
+    from harness.variants import Variant
+
+    rows = []
+    for v in summary.variants:
+        try:
+            variant = Variant.parse(v.variant)
+            design = designs()[variant.design]
+        except (ValueError, KeyError):
+            rows.append([v.variant, "", "(a design not registered here)", ""])
+            continue
+        tools = ", ".join(spec.name for spec in design.tool_specs())
+        rule = (pyinspect.getdoc(design) or "").split("\n\n")[0].replace("\n", " ")
+        switches = [
+            name
+            for name, on in (
+                ("list injected into every prompt", variant.inject),
+                ("completion gate", variant.gate),
+                ("no item cap", variant.uncapped),
+            )
+            if on
+        ]
+        rows.append([v.variant, tools, rule, ", ".join(switches)])
+    table = tabulate(
+        rows, headers=["variant", "todo tools", "backend rule", "switches"], tablefmt="html"
+    )
+    return f'<h2>The designs compared</h2>\n<div class="wide">{table}</div>'
+
+
 def _heat_map(summary: Summary) -> str:
     """Per-scenario success, variants by scenarios, shaded from red (0) to green (1)."""
     head = "".join(f"<th>{html.escape(s)}</th>" for s in summary.scenarios)
@@ -240,6 +272,7 @@ def _html(summary: Summary) -> str:
         + "\n".join(f'<img alt="{html.escape(a)}" src="{src}">' for a, src in figures)
     )
     sections.append(_heat_map(summary))
+    sections.append(_design_table(summary))
     heading = html.escape(f"todo-bench: {summary.model}")
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

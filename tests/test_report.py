@@ -75,6 +75,7 @@ def test_leaderboard_formats_are_labelled() -> None:
     page = leaderboard(summary, "html")
     assert page.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in page
     assert "<style>" in page and "http" not in page  # nothing fetched at view time
+    assert "The designs compared" in page and "Accepts any list" in page
     latex = leaderboard(summary, "latex")
     assert "\\begin{table}" in latex and "\\toprule" in latex and "\\caption{" in latex
     assert "pass$^k$" in latex and "\\resizebox" in latex
