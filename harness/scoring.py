@@ -289,7 +289,7 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
     for reason in ("gave_up", "asked_user", "budget_exhausted", "gate_exhausted"):
         values[reason] = float(ledger.end_reason == reason)
     values["blocked_completions"] = float(sum(1 for c in claims if c.blocked))
-    tool_names = [*TODO_TOOLS, *WORKSPACE_TOOLS]
+    tool_names = [*all_todo_tool_names(), *WORKSPACE_TOOLS]
     for turn in ledger.of(AssistantEvent):
         values["turns"] += 1
         values["todo_tool_calls"] += turn.todo_tool_calls
@@ -305,6 +305,13 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
     values["rejected_updates"] = float(sum(1 for e in updates if not e.accepted))
     values["malformed_tool_calls"] = float(len(ledger.of(MalformedCallEvent)))
     return counts
+
+
+def all_todo_tool_names() -> set[str]:
+    """Every todo tool any registered design offers: a call to one written as text is fake."""
+    from harness.designs import designs
+
+    return {*TODO_TOOLS, *(spec.name for d in designs().values() for spec in d.tool_specs())}
 
 
 @scorer(metrics={name: [mean(), stderr()] for name in METRICS})

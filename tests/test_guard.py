@@ -53,3 +53,12 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
     assert len(rows) >= 60
     # README "Metrics" states these: precision 28/28, recall 28/28, no false positive among 36
     assert (tp, fp, positives, len(rows)) == (28, 0, 28, 64)
+
+
+def test_product_tool_calls_written_as_text_are_fake_too() -> None:
+    from harness.scoring import all_todo_tool_names
+
+    names = all_todo_tool_names()
+    assert {"TodoWrite", "TaskUpdate", "update_plan", "todo_write"} <= names
+    assert looks_like_fake_call('TodoWrite(todos=[{"content": "x"}])', names)
+    assert not looks_like_fake_call("I updated the list with TodoWrite.", names)
