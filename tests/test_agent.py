@@ -7,20 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai import eval
-from inspect_ai.log import EvalLog, EvalSample
+from inspect_ai.log import EvalSample
 from inspect_ai.model import (
     ChatMessage,
-    ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageTool,
     ModelOutput,
-    get_model,
 )
 from inspect_ai.tool import ToolInfo
 
-from harness.task import build_task
-from tests.scripted import turn
+from tests.scripted import run_episode, scores_of, turn, turns_so_far
 
 pytestmark = pytest.mark.slow
 
@@ -33,25 +29,9 @@ PLAN = [
 
 
 def run(
-    script: Script, tmp_path: Path, scenarios: str = "excel_export", **task_args: Any
+    script: Script, tmp_path: Path, variant: str, scenarios: str = "excel_export"
 ) -> EvalSample:
-    def outputs(input: list[ChatMessage], tools: list[ToolInfo], *_: Any) -> ModelOutput:
-        return script(input, tools)
-
-    model = get_model("mockllm/model", custom_outputs=outputs)
-    logs: list[EvalLog] = eval(
-        build_task(scenarios=scenarios, **task_args),
-        model=model,
-        display="none",
-        log_dir=str(tmp_path),
-    )
-    assert logs[0].status == "success", logs[0].error
-    assert logs[0].samples
-    return logs[0].samples[0]
-
-
-def turns_so_far(messages: list[ChatMessage]) -> int:
-    return sum(isinstance(m, ChatMessageAssistant) for m in messages)
+    return run_episode(script, tmp_path, scenarios, variant)
 
 
 def plan_call(tools: list[ToolInfo]) -> list[tuple[str, dict[str, Any]]]:
@@ -62,9 +42,7 @@ def plan_call(tools: list[ToolInfo]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def scores(sample: EvalSample) -> dict[str, float]:
-    value = sample.scores["todo_scorer"].value  # type: ignore[index]
-    assert isinstance(value, dict)
-    return value
+    return scores_of(sample)
 
 
 def test_injection_reaches_every_model_call(tmp_path: Path) -> None:
