@@ -1,8 +1,16 @@
-"""todo-bench as an inspect task: `inspect eval evals/todo_bench.py -T variant=L4-inject+gate`."""
+"""todo-bench as an inspect task.
+
+Installed: `inspect eval todo_bench/todo_bench -T variant=L4-inject+gate`; in a checkout also
+`inspect eval evals/todo_bench.py`.
+"""
 
 from inspect_ai import Task, task
 
+# the `sim` and `recover` providers register on import (this module is the inspect entry point)
+from harness._registry import RecoverModel, SimModel
 from harness.task import build_task
+
+__all__ = ["RecoverModel", "SimModel", "todo_bench"]
 
 
 @task

@@ -22,7 +22,7 @@ from inspect_ai.tool import ToolInfo
 from inspect_ai.util import StoreModel
 from pydantic import Field, JsonValue
 
-from harness import gate, prompts
+from harness import gate, progress, prompts
 from harness.checks import CheckResult, run_checks
 from harness.compaction import compact
 from harness.designs import designs
@@ -106,6 +106,7 @@ def todo_agent(variant: Variant) -> Solver:
             record.checks = [c.model_dump() for c in checks]
             record.final_files = final_files
             record.task_state = episode.tracker.snapshot()
+            progress.episode_done()
         state.messages = [ChatMessageSystem(content=prompts.SYSTEM), *loop.history]
         return state
 

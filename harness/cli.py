@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness import runner
+from harness.progress import RunProgress
 from harness.provenance import git_commit, project_version, provenance
 from harness.publish import leaderboard
 from harness.report import (
@@ -151,9 +152,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     _claim_run_dir(run_dir, model, labels, args.seed, args.epochs, origin)
     log_dir = run_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
-    if args.workers > 1 and len(variants) > 1:
+    if args.workers > 1 and len(variants) > 1 and args.display != runner.OWN_DISPLAY:
         print(
-            f"todo-bench: {args.workers} worker processes; progress shown for the first",
+            f"todo-bench: {args.workers} worker processes; inspect's display shown for the first",
             file=sys.stderr,
         )
     print(
@@ -182,7 +183,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         max_samples=args.max_samples,
         designs=args.design,
     )
-    success = runner.run(plan, args.workers)
+    total = len(variants) * len(scenarios) * args.epochs
+    with RunProgress(
+        total, runner.completed_episodes(plan), enabled=args.display == runner.OWN_DISPLAY
+    ) as display:
+        success = runner.run(plan, args.workers, display)
     elapsed = time.monotonic() - started
     results, problems = read_run(log_dir)
     if not results:
@@ -481,9 +486,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-samples", type=int, default=None, help="episodes run at once")
     run.add_argument(
         "--display",
-        default="rich" if sys.stdout.isatty() else "plain",
-        choices=["full", "conversation", "rich", "plain", "log", "none"],
-        help="inspect's progress display",
+        default=runner.OWN_DISPLAY,
+        choices=[runner.OWN_DISPLAY, "full", "conversation", "rich", "plain", "log", "none"],
+        help="progress: one bar for the whole run across workers (episodes, elapsed, ETA; a "
+        "line per tenth when not on a terminal); or one of inspect's displays (first worker)",
     )
     run.set_defaults(func=cmd_run)
 

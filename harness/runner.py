@@ -7,13 +7,20 @@ number of workers; workers are processes because the agent loop is CPU-bound Pyt
 from __future__ import annotations
 
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+import queue as queues
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from multiprocessing.queues import Queue
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from harness import progress
+from harness.progress import RunProgress
 from harness.variants import Variant
+
+#: our own overall display (`harness/progress.py`); any other value is one of inspect's displays
+OWN_DISPLAY = "progress"
 
 
 class RunPlan(BaseModel):
@@ -72,16 +79,57 @@ def _run_share(plan: RunPlan, share: list[Variant], display: str) -> list[bool]:
     return [run_variant(plan, variant, display) for variant in share]
 
 
-def run(plan: RunPlan, workers: int) -> bool:
-    """Run every variant of the plan; the first worker shows progress, the others are quiet."""
+def completed_episodes(plan: RunPlan) -> int:
+    """Episodes already in finished logs of this run folder (a resumed run starts from them)."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    done = 0
+    for variant in plan.variants:
+        folder = log_dir_for(plan, variant)
+        if folder.is_dir():
+            for info in list_eval_logs(str(folder), recursive=False):
+                header = read_eval_log(info, header_only=True)
+                if header.status == "success" and header.results is not None:
+                    done += header.results.completed_samples
+    return done
+
+
+def run(plan: RunPlan, workers: int, display: RunProgress) -> bool:
+    """Run every variant of the plan. With our own display every worker feeds one overall bar;
+    with one of inspect's displays the first worker shows it and the others are quiet."""
     workers = max(1, min(workers, len(plan.variants)))
+    own = plan.display == OWN_DISPLAY
+    first = "none" if own else plan.display
     if workers == 1:
-        return all(_run_share(plan, plan.variants, plan.display))
+        progress.attach(display.advance)
+        try:
+            return all(_run_share(plan, plan.variants, first))
+        finally:
+            progress.attach(None)
     shares = [plan.variants[i::workers] for i in range(workers)]
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    ticks: Queue[int] = context.Queue()
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=progress.attach_queue,
+        initargs=(ticks,),
+    ) as pool:
         futures = [
-            pool.submit(_run_share, plan, share, plan.display if i == 0 else "none")
+            pool.submit(_run_share, plan, share, first if i == 0 else "none")
             for i, share in enumerate(shares)
         ]
+        pending = set(futures)
+        while pending:
+            _, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            _drain(ticks, display)
+        _drain(ticks, display)
         return all(all(f.result()) for f in futures)
+
+
+def _drain(ticks: Queue[int], display: RunProgress) -> None:
+    while True:
+        try:
+            display.advance(ticks.get_nowait())
+        except queues.Empty:
+            return

@@ -12,7 +12,16 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+
+def _shipped_scenarios() -> Path:
+    """The shipped suite: `scenarios/` beside `harness/` in a checkout, `harness/scenarios/`
+    inside an installed wheel (pyproject maps the one onto the other)."""
+    here = Path(__file__).resolve().parent
+    checkout = here.parent / "scenarios"
+    return checkout if (here.parent / "pyproject.toml").is_file() else here / "scenarios"
+
+
+SCENARIO_DIR = _shipped_scenarios()
 #: every workspace tool and its arguments (required first); rules and references are checked
 #: against it, and `tests/test_tools.py` checks it against the tools' own signatures
 TOOL_ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

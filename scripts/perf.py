@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from harness.progress import RunProgress
 from harness.runner import RunPlan, run
 from harness.todo import LEVELS
 from harness.variants import parse_variants
@@ -51,7 +52,7 @@ def bench_seconds(workers: int, root: Path) -> tuple[float, int]:
         retry_attempts=1,
     )
     started = time.perf_counter()
-    assert run(plan, workers)
+    assert run(plan, workers, RunProgress(0, enabled=False))
     return time.perf_counter() - started, len(variants) * 10
 
 

@@ -37,7 +37,6 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-@modelapi(name="sim")
 class SimModel(ModelAPI):
     """A scripted, competent agent with calibrated fallibility (see DESIGN.md §7)."""
 
@@ -156,3 +155,9 @@ class SimModel(ModelAPI):
 def _seed(seed: int, profile: str, scenario: Scenario, epoch: int, call: int) -> int:
     digest = hashlib.sha256(f"{seed}|{profile}|{scenario.id}|{epoch}|{call}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+@modelapi(name="sim")
+def sim() -> type[ModelAPI]:
+    """Registers `sim/<profile>`; the class stays plain so it can be subclassed."""
+    return SimModel

@@ -1,0 +1,125 @@
+"""The built wheel works outside the checkout: shipped scenarios, the CLI and the inspect task."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = sorted(p.stem for p in (ROOT / "scenarios").glob("*.yaml"))
+
+
+def _copy_source(dest: Path) -> Path:
+    """The project files a wheel is built from, without caches, logs or the venv."""
+    skip = {".venv", ".git", "results", "build", ".local-llm", ".mypy_cache", ".pytest_cache"}
+    shutil.copytree(
+        ROOT,
+        dest,
+        ignore=lambda d, names: [
+            n for n in names if n in skip or n.endswith(".egg-info") or n == "__pycache__"
+        ],
+    )
+    return dest
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Build the wheel offline from a copy of the source (nothing is written into the checkout)."""
+    src = _copy_source(tmp_path_factory.mktemp("src") / "todo-bench")
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
+        + ["-w", str(out), str(src)],
+        check=True,
+        capture_output=True,
+    )
+    (built,) = out.glob("todo_bench-*.whl")
+    return built
+
+
+def test_the_wheel_ships_the_scenarios_and_the_inspect_package(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {f"harness/scenarios/{s}.yaml" for s in SHIPPED} <= names
+    assert {"todo_bench/todo_bench.py", "todo_bench/README.md", "todo_bench/listing.yaml"} <= names
+    assert "harness/prices.yaml" in names and "harness/py.typed" in names
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    text = zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "todo_bench = todo_bench.todo_bench" in text
+
+
+def test_a_fresh_venv_outside_the_checkout_runs_the_installed_wheel(
+    wheel: Path, tmp_path: Path
+) -> None:
+    """Dependencies come from this environment (offline), todo-bench itself only from the wheel."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
+    # the parent env's .pth files are not processed from here, so its editable install is invisible
+    (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps"]
+        + [str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            args, cwd=elsewhere, env=env, capture_output=True, text=True, timeout=300
+        )
+
+    where = run(str(python), "-c", "import harness, todo_bench; print(harness.__file__)")
+    assert where.returncode == 0, where.stderr
+    assert where.stdout.startswith(str(site)), where.stdout
+
+    listed = run(str(venv / "bin" / "todo-bench"), "scenarios", "list")
+    assert listed.returncode == 0, listed.stderr
+    for scenario in ("excel_export", "rename_chain", "user_cancels"):
+        assert scenario in listed.stdout
+
+    logs = tmp_path / "logs"
+    evaluated = run(
+        str(python),
+        "-m",
+        "inspect_ai",
+        "eval",
+        "todo_bench/todo_bench",
+        "--model",
+        "sim/sloppy",
+        "--limit",
+        "1",
+        "--log-dir",
+        str(logs),
+        "--log-format",
+        "json",
+        "--display",
+        "none",
+    )
+    assert evaluated.returncode == 0, evaluated.stdout + evaluated.stderr
+    (log,) = logs.glob("*.json")
+    data = json.loads(log.read_text())
+    assert data["status"] == "success"
+    assert data["eval"]["task_registry_name"] == "todo_bench/todo_bench"
+    (sample,) = data["samples"]
+    assert sample["scores"]["todo_scorer"]["value"]["task_success"] in (0, 1)

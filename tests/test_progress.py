@@ -1,0 +1,40 @@
+"""One overall progress display for a run, fed by every worker process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.progress import RunProgress
+
+
+def test_the_line_display_prints_each_tenth_and_the_end(capsys: pytest.CaptureFixture[str]) -> None:
+    with RunProgress(20) as display:
+        for _ in range(20):
+            display.advance()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("todo-bench: 1/20 episodes")
+    assert lines[-1].startswith("todo-bench: 20/20 episodes")
+    assert len(lines) == 11  # the first, then every second episode
+
+
+def test_a_disabled_display_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    with RunProgress(3, enabled=False) as display:
+        display.advance(3)
+    assert capsys.readouterr().err == "" and display.done == 3
+
+
+@pytest.mark.slow
+def test_every_worker_feeds_the_one_display_and_a_resume_counts_what_is_done(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["run", "--variants", "L0-rewrite,L3-granular", "--scenarios", "excel_export"]
+    args += ["--epochs", "2", "--workers", "2", "--out", str(tmp_path / "run")]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "todo-bench: 4/4 episodes" in err  # two workers, two variants each of 2 episodes
+    assert "inspect's display" not in err
+    assert main(args) == 0
+    assert "resuming, 4 episodes already done" in capsys.readouterr().err
