@@ -32,11 +32,19 @@ class Episode:
 def _todo_tool(episode: Episode, spec: ToolSpec) -> ToolDef:
     async def run(**kwargs: Any) -> str:
         before = list(episode.store.items)
+        saved = episode.store.snapshot()
         try:
             result = spec.run(episode.store, kwargs)
+            problem = episode.store.problems()
+            if problem is not None:
+                raise TodoRejected(problem)
             accepted, error = True, None
         except TodoRejected as rejected:
             result, accepted, error = "", False, str(rejected)
+        except Exception as failure:  # a malformed call must not end the episode
+            result, accepted, error = "", False, _malformed(spec.name, failure)
+        if not accepted:
+            episode.store.restore(saved)
         episode.ledger.events.append(
             TodoEvent(
                 turn=episode.turn,
@@ -65,6 +73,13 @@ def _todo_tool(episode: Episode, spec: ToolSpec) -> ToolDef:
     return _define(run, spec.name, spec.params, spec.signature, description)
 
 
+def _malformed(tool: str, failure: Exception) -> str:
+    detail = str(failure)[:200] or type(failure).__name__
+    if isinstance(failure, KeyError):
+        detail = f"missing argument {failure}"
+    return f"{tool} could not use these arguments ({detail}); check the tool's parameters."
+
+
 def _workspace_tool(
     episode: Episode, name: str, op: Callable[..., str], params: dict[str, str]
 ) -> ToolDef:
@@ -77,6 +92,8 @@ def _workspace_tool(
             result, ok = f"bad arguments: {error}", False
         except OSError as error:  # e.g. writing to a path that is a directory
             result, ok = f"the file system refused: {error.strerror or error}", False
+        except Exception as failure:  # e.g. openpyxl refusing a cell: never end the episode
+            result, ok = _malformed(name, failure), False
         episode.ledger.events.append(
             WorkspaceEvent(
                 turn=episode.turn,

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
 import shutil
+import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from openpyxl import Workbook, load_workbook
 from openpyxl.utils import range_boundaries
 
+from harness import paths
 from harness.scenario import Scenario
 
 
@@ -43,21 +47,11 @@ class Workspace:
 
     @staticmethod
     def normalise(path: object) -> str:
-        """The canonical workspace-relative spelling of a path (`./a//b` -> `a/b`), or refuse.
-
-        Pure string work, linear in the path's length: rules and detectors compare paths with
-        it, and every tool call goes through it.
-        """
-        raw = str(path).strip()
-        if not raw:
-            raise WorkspaceError("path required.")
-        text = raw.replace("\\", "/")
-        if text.startswith("/") or raw.startswith("~"):
-            raise WorkspaceError(f"Refused: '{raw}' is absolute; use a path inside the workspace.")
-        parts = [part for part in text.split("/") if part not in ("", ".")]
-        if ".." in parts:
-            raise WorkspaceError(f"Refused: '{raw}' leaves the workspace.")
-        return "/".join(parts) or "."
+        """The canonical workspace-relative spelling of a path, or refuse (`harness.paths`)."""
+        try:
+            return paths.normalise(path)
+        except paths.PathRefused as refused:
+            raise WorkspaceError(str(refused)) from refused
 
     def resolve(self, path: str) -> Path:
         """Map a workspace-relative path to a real path, refusing anything outside."""
@@ -91,17 +85,17 @@ class Workspace:
 
     def write_file(self, path: str, content: str) -> str:
         target = self.resolve(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(str(content), encoding="utf-8")
-        return f"Wrote {len(str(content))} characters to {self.rel(target)}."
+        text = str(content)
+        self._write(target, path, _encode(text))
+        return f"Wrote {len(text)} characters to {self.rel(target)}."
 
     def rename_file(self, src: str, dst: str) -> str:
         source = self._existing(src)
         target = self.resolve(dst)
-        if target.exists():
+        if os.path.lexists(target):
             raise WorkspaceError(f"'{dst}' already exists.")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        source.rename(target)
+        with self._parents(target):
+            source.rename(target)
         return f"Renamed {self.rel(source)} -> {self.rel(target)}."
 
     def delete_file(self, path: str) -> str:
@@ -126,7 +120,7 @@ class Workspace:
             table = _table(rows)
         else:
             raise WorkspaceError("give `rows` or set `from_workspace_files` to true.")
-        if target.exists():
+        if target.is_file():
             book = _load_book(target, path)
             if sheet in book.sheetnames:
                 del book[sheet]
@@ -136,10 +130,14 @@ class Workspace:
             worksheet = book.active
             assert worksheet is not None
             worksheet.title = sheet
-        for row in table:
-            worksheet.append(row)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        book.save(target)
+        try:
+            for row in table:
+                worksheet.append(row)
+        except ValueError as error:  # openpyxl's IllegalCharacterError: control characters
+            raise WorkspaceError(f"a cell cannot hold this text ({error}).") from error
+        data = io.BytesIO()
+        book.save(data)
+        self._write(target, path, data.getvalue())
         return f"Wrote sheet '{sheet}' with {len(table)} rows to {self.rel(target)}."
 
     def write_csv(self, path: str, rows: list[list[Any]]) -> str:
@@ -147,8 +145,7 @@ class Workspace:
         table = _table(rows)
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerows(table)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(buffer.getvalue(), encoding="utf-8")
+        self._write(target, path, _encode(buffer.getvalue()))
         return f"Wrote {len(table)} rows to {self.rel(target)}."
 
     # -- reading back (outcome checks) ------------------------------------------
@@ -185,6 +182,39 @@ class Workspace:
     def csv_rows(self, path: str) -> list[list[str]]:
         return list(csv.reader(io.StringIO(self._existing(path).read_text(encoding="utf-8"))))
 
+    def _write(self, target: Path, path: str, data: bytes) -> None:
+        """Replace `target` with `data` whole or not at all: a failed write changes nothing."""
+        if os.path.lexists(target) and not stat.S_ISREG(os.stat(target).st_mode):
+            kind = "a folder" if target.is_dir() else "not a regular file"
+            raise WorkspaceError(f"'{path}' is {kind}; cannot write it.")
+        with self._parents(target):
+            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(data)
+                os.replace(temporary, target)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+
+    @contextlib.contextmanager
+    def _parents(self, target: Path) -> Iterator[None]:
+        """Create the folders `target` needs, and remove them again if the body fails."""
+        missing = []
+        folder = target.parent
+        while not folder.exists() and folder != self.root:
+            missing.append(folder)
+            folder = folder.parent
+        for created in reversed(missing):
+            created.mkdir()
+        try:
+            yield
+        except BaseException:
+            for created in missing:
+                with contextlib.suppress(OSError):
+                    created.rmdir()
+            raise
+
     def _existing(self, path: str) -> Path:
         target = self.resolve(path)
         if not target.is_file():
@@ -197,6 +227,13 @@ def _load_book(target: Path, path: str, read_only: bool = False) -> Workbook:
         return load_workbook(target, read_only=read_only)
     except Exception as error:  # openpyxl raises many types for a corrupt file
         raise WorkspaceError(f"'{path}' is not a valid .xlsx file: {error}") from error
+
+
+def _encode(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:  # lone surrogates: refused before anything is written
+        raise WorkspaceError(f"the text cannot be stored as UTF-8 ({error.reason}).") from error
 
 
 def _table(rows: object) -> list[list[str]]:

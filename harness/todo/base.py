@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
@@ -12,6 +13,9 @@ from harness.todo.specs import CLASSIC, ToolSpec
 Status = Literal["pending", "in_progress", "completed"]
 STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed")
 MAX_ITEMS = 20
+#: bounds every design's store keeps (checked after each call, whatever the design does)
+MAX_ID_CHARS = 64
+MAX_TEXT_CHARS = 2000
 _MARKS: dict[str, str] = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
 
 
@@ -150,10 +154,45 @@ class TodoStore:
     def show(self) -> str:
         return render(self.items)
 
+    # -- transactions: a refused or failed call leaves the store exactly as it was ----------
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the store holds, designs' own state included; items are frozen, so
+        they are shared rather than copied."""
+        return copy.deepcopy(self.__dict__, {id(item): item for item in self.items})
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        self.__dict__ = snapshot
+
+    def problems(self) -> str | None:
+        """Why the store's state is illegal, or None: the invariants every design keeps."""
+        seen: set[str] = set()
+        for item in self.items:
+            if not item.id or item.id == "None" or len(item.id) > MAX_ID_CHARS:
+                return f"invalid id {item.id[:MAX_ID_CHARS]!r} (ids are 1-{MAX_ID_CHARS} chars)."
+            if not item.id.isprintable() or any(c.isspace() for c in item.id):
+                return f"invalid id {item.id!r}: use letters and digits."
+            if item.id in seen:
+                return f"duplicate id #{item.id}."
+            seen.add(item.id)
+            if not item.text.strip() or len(item.text) > MAX_TEXT_CHARS:
+                return f"#{item.id}: text must be 1-{MAX_TEXT_CHARS} characters."
+            if "\x00" in item.text:
+                return f"#{item.id}: text contains a NUL character."
+            if item.status not in STATUSES:
+                return f"#{item.id}: invalid status {item.status!r}."
+        if self.max_items is not None and len(self.items) > self.max_items:
+            return f"Max {self.max_items} todos allowed."
+        return None
+
     # -- internals -------------------------------------------------------------
     def _replace(self, items: list[TodoItem]) -> None:
         self.items = list(items)
-        numeric = [int(item.id) for item in items if item.id.isdigit()]
+        # ASCII digits only ('²'.isdigit() is true) and bounded, so int() cannot fail
+        numeric = [
+            int(item.id)
+            for item in items
+            if item.id.isascii() and item.id.isdigit() and len(item.id) <= 9
+        ]
         # backend-assigned ids never reuse an id the model has already seen
         self._next_id = max([self._next_id - 1, *numeric]) + 1
 
