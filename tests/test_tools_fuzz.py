@@ -25,12 +25,28 @@ from inspect_ai.tool import ToolCall, ToolError
 
 from harness.designs import designs
 from harness.ledger import Ledger
+from harness.scenario import TOOL_ARGS
 from harness.tools import Episode, todo_tools, workspace_tools
 from harness.tracker import TaskStateTracker
 from harness.workspace import Workspace
 from tests.helpers import DOCS
 
-HOSTILE_IDS = ["", "None", "²", "٣", "1" * 5000, "-1", "0", "1", "1", "2", "#3", " 4 ", "a b", "\x00"]
+HOSTILE_IDS = [
+    "",
+    "None",
+    "²",
+    "٣",
+    "1" * 5000,
+    "-1",
+    "0",
+    "1",
+    "1",
+    "2",
+    "#3",
+    " 4 ",
+    "a b",
+    "\x00",
+]
 HOSTILE_TEXT = ["", " ", "a\x07b", "\x00", "x" * 5000, "\ud800", "写测试", "Write a.md", "\n"]
 HOSTILE_PATHS = [
     "../x", "a/../../x", "/etc/passwd", "~/x", "~", "a/" * 200, "a\x00b", "..\\..\\x",
@@ -49,7 +65,9 @@ scalars = (
 )
 anything = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 todo_item = st.fixed_dictionaries(
@@ -78,7 +96,9 @@ VALUES: dict[str, st.SearchStrategy[Any]] = {
 
 def arguments(params: list[str]) -> st.SearchStrategy[dict[str, Any]]:
     """Declared arguments (sometimes missing, often hostile) plus now and then an extra one."""
-    optional = {p: VALUES.get(p, st.sampled_from(HOSTILE_IDS + HOSTILE_TEXT) | anything) for p in params}
+    optional = {
+        p: VALUES.get(p, st.sampled_from(HOSTILE_IDS + HOSTILE_TEXT) | anything) for p in params
+    }
     return st.fixed_dictionaries({}, optional={**optional, "bogus": anything})
 
 
@@ -125,7 +145,9 @@ class Harness:
             ledger=Ledger(scenario=DOCS.id, variant=design),
             tracker=TaskStateTracker(DOCS),
         )
-        self.tools = {t.name: t for t in [*todo_tools(self.episode), *workspace_tools(self.episode)]}
+        self.tools = {
+            t.name: t for t in [*todo_tools(self.episode), *workspace_tools(self.episode)]
+        }
 
     def check(self, name: str, args: dict[str, Any], via_inspect: bool) -> bool:
         """Run one call and assert every property; True if it was accepted."""
@@ -145,7 +167,7 @@ class Harness:
         new = self.episode.ledger.events[events:]
         # recorded (a tick may follow an accepted call); calls inspect itself refused never
         # reach the tool: the agent loop records those as malformed (tests/test_truth.py)
-        assert (new and new[0].tool == name) if ran else not new
+        assert (new and getattr(new[0], "tool", None) == name) if ran else not new
         assert store.problems() is None, store.problems()
         assert tree(self.outside) == before_outside
         if not accepted:
@@ -173,7 +195,7 @@ def tool_names(design: str) -> list[str]:
 
 
 DESIGNS = sorted(designs())
-WORKSPACE = ["list_files", "read_file", "write_file", "rename_file", "delete_file", "create_excel", "write_csv"]
+WORKSPACE = list(TOOL_ARGS)
 
 
 def fuzz(design: str, tmp: Path, examples: int, via_inspect: bool) -> Counter[str]:
