@@ -11,8 +11,9 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+import yaml
 from pydantic import BaseModel
 
 from harness import runner
@@ -33,9 +34,10 @@ from harness.report import (
 from harness.runner import RunPlan
 from harness.scenario import (
     SCENARIO_DIR,
+    Scenario,
     ScenarioError,
+    check_unique_prompts,
     json_schema,
-    load_scenario,
     load_scenarios,
     select,
 )
@@ -114,7 +116,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             for v in variants
         ]
         variants = list(dict.fromkeys(variants))
-    scenarios = select(load_scenarios(Path(args.scenario_dir)), args.scenarios)
+    from harness.scenario_check import load_verified_dir
+
+    scenarios = select(load_verified_dir(Path(args.scenario_dir)), args.scenarios)
     scenario_ids = ",".join(s.id for s in scenarios)
     model_args = _model_args(args.model_arg)
     model = args.model
@@ -130,6 +134,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     else:
         _check_model(model)
+    try:
+        price = price_for(model, Path(args.prices))
+    except (OSError, ValueError, yaml.YAMLError) as error:
+        detail = getattr(error, "strerror", None) or str(error).splitlines()[0]
+        raise UsageError(
+            f"--prices {args.prices}: not a readable price table ({detail})"
+        ) from error
     labels = [v.label for v in variants]
     origin = provenance(scenarios)
     run_dir = (
@@ -163,7 +174,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     started = time.monotonic()
-    generate: dict[str, Any] = {"max_retries": args.max_retries, "timeout": args.timeout}
+    # `timeout` alone is checked between attempts (a server that never answers would hang the
+    # run): `attempt_timeout` bounds each attempt too
+    generate: dict[str, Any] = {
+        "max_retries": args.max_retries,
+        "timeout": args.timeout,
+        "attempt_timeout": args.timeout,
+    }
     if not is_sim:
         # a small local model can ramble until its context is full: bound every reply
         generate.update(seed=args.seed, max_tokens=args.max_tokens)
@@ -201,7 +218,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     summary = summarize(
         results,
         seed=args.seed,
-        price=price_for(model, Path(args.prices)),
+        price=price,
         provenance=origin,
         problems=problems,
         expected=labels,
@@ -278,8 +295,11 @@ def _claim_run_dir(
                 "resuming would mix them (use --fresh to start over, or another --out)"
             )
         record = record.model_copy(update={"variants": sorted({*old.variants, *variants})})
-    run_dir.mkdir(parents=True, exist_ok=True)
-    path.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"--out {run_dir}: cannot write there ({error.strerror})") from error
 
 
 def _summary_path(path: str) -> Path:
@@ -362,25 +382,41 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
             print(line)
         print(f"{len(paths)} scenario files checked: {len(lines)} problems", file=sys.stderr)
         return code
-    if args.action == "validate" and args.paths:
-        failures = 0
-        for raw in args.paths:
-            try:
-                load_scenario(Path(raw))
-                print(f"ok  {raw}")
-            except ScenarioError as error:
-                print(f"ERR {error}")
-                failures += 1
-        return 1 if failures else 0
-    scenarios = load_scenarios(Path(args.scenario_dir))
     if args.action == "validate":
-        print(f"{len(scenarios)} scenarios valid in {args.scenario_dir}")
-        return 0
+        return _validate(
+            [Path(p) for p in args.paths] or sorted(Path(args.scenario_dir).glob("*.yaml")),
+            args.scenario_dir,
+        )
+    scenarios = load_scenarios(Path(args.scenario_dir))
     from tabulate import tabulate
 
     rows = [[s.id, ",".join(s.tags), len(s.subtasks), s.title] for s in scenarios]
     print(tabulate(rows, headers=["id", "tags", "subtasks", "title"], tablefmt="github"))
     return 0
+
+
+def _validate(files: list[Path], folder: str) -> int:
+    """Every file on its own line, each verified even after a failure; exit 2 if any fails."""
+    from harness.scenario_check import load_verified
+
+    if not files:
+        raise UsageError(f"{folder}: no *.yaml scenario files found")
+    loaded: list[tuple[Path, Scenario]] = []
+    failures = 0
+    for path in files:
+        try:
+            loaded += [(path, s) for s in load_verified(path)]
+            print(f"ok  {path}")
+        except ScenarioError as error:
+            print(f"ERR {error}")
+            failures += 1
+    try:
+        check_unique_prompts(loaded)
+    except ScenarioError as error:
+        print(f"ERR {error}")
+        failures += 1
+    print(f"{len(files) - failures} of {len(files)} scenario files valid", file=sys.stderr)
+    return 2 if failures else 0
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -424,8 +460,36 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return audit(args.paths, args.format)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors in one line (no usage dump), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _positive(text: str) -> int:
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="todo-bench", description=__doc__)
+    parser = _Parser(prog="todo-bench", description=__doc__)
     parser.add_argument("--version", action="version", version=f"todo-bench {project_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -455,35 +519,44 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--scenario-dir", default=str(SCENARIO_DIR), help="folder of scenario YAML files"
     )
-    run.add_argument("--epochs", type=int, default=3, help="episodes per scenario (3)")
+    run.add_argument("--epochs", type=_positive, default=3, help="episodes per scenario (3)")
     run.add_argument("--seed", type=int, default=0, help="seed of the simulated agent and sampling")
     run.add_argument("--gate", action="store_true", help="add the completion gate to every variant")
     run.add_argument("--inject", action="store_true", help="inject the list into every prompt")
     run.add_argument("--out", help="run folder (default results/runs/<run-id>; rerun to resume)")
     run.add_argument("--prices", default=str(PRICES), help="price table (USD per 1M tokens)")
     run.add_argument("--fresh", action="store_true", help="discard an earlier run in the folder")
-    run.add_argument("--max-retries", type=int, default=3, help="model API retries per call")
-    run.add_argument("--timeout", type=int, default=300, help="model API timeout in seconds")
+    run.add_argument(
+        "--max-retries", type=_non_negative, default=3, help="model API retries per call"
+    )
+    run.add_argument(
+        "--timeout",
+        type=_positive,
+        default=300,
+        help="seconds any one model request may take, each retry included (300)",
+    )
     run.add_argument(
         "--max-tokens",
-        type=int,
+        type=_positive,
         default=1024,
         help="max output tokens per model reply (real models)",
     )
     run.add_argument(
         "--max-turns",
-        type=int,
+        type=_positive,
         default=None,
         help="cap every scenario's turn budget (for slow real models)",
     )
-    run.add_argument("--retry-attempts", type=int, default=2, help="eval-set task retries")
+    run.add_argument(
+        "--retry-attempts", type=_non_negative, default=2, help="eval-set task retries"
+    )
     run.add_argument(
         "--workers",
-        type=int,
+        type=_positive,
         default=min(2, os.cpu_count() or 1),
         help="processes running variants in parallel (default: up to 2)",
     )
-    run.add_argument("--max-samples", type=int, default=None, help="episodes run at once")
+    run.add_argument("--max-samples", type=_positive, default=None, help="episodes run at once")
     run.add_argument(
         "--display",
         default=runner.OWN_DISPLAY,

@@ -111,6 +111,31 @@ class TaskResult(BaseModel):
     episodes: list[EpisodeScores]
 
 
+#: what a provider failure looks like in inspect's error text, and what it means for the user
+_CAUSES = (
+    ("AttemptTimeoutError", "the model server did not answer within --timeout"),
+    ("APITimeoutError", "the model server did not answer within --timeout"),
+    ("ConnectError", "cannot connect to the model server (is it running? check *_BASE_URL)"),
+    ("APIConnectionError", "cannot connect to the model server (is it running? check *_BASE_URL)"),
+    ("RateLimitError", "rate limited (HTTP 429) through every retry"),
+    ("429", "rate limited (HTTP 429) through every retry"),
+    ("OverloadedError", "the provider is overloaded (HTTP 529) through every retry"),
+    ("529", "the provider is overloaded (HTTP 529) through every retry"),
+    ("InternalServerError", "the model server failed (HTTP 5xx) through every retry"),
+    ("AuthenticationError", "the API key was refused (HTTP 401)"),
+)
+
+
+def cause(message: str) -> str:
+    """One line naming why a log failed: a known provider fault in plain words, else the
+    error's first line."""
+    for marker, meaning in _CAUSES:
+        if marker in message:
+            return meaning
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return (lines[-1] if lines else message)[:200]
+
+
 def read_results(log_dir: Path) -> list[TaskResult]:
     """The newest successful log per variant in a log directory, read as episode scores."""
     return read_run(log_dir)[0]
@@ -124,8 +149,8 @@ def read_run(log_dir: Path) -> tuple[list[TaskResult], list[str]]:
         header = read_eval_log(info.name, header_only=True)
         key = str((header.eval.metadata or {}).get("variant", header.eval.task_id))
         if header.status != "success":
-            message = header.error.message.splitlines()[0] if header.error else header.status
-            failed.setdefault(key, f"{key}: log {header.status} ({message[:160]})")
+            message = header.error.message if header.error else header.status
+            failed.setdefault(key, f"{key}: log {header.status}: {cause(message)}")
             continue
         # one result per variant: a resumed or repeated run leaves older logs beside newer ones
         if key not in newest or header.eval.created > newest[key][0].eval.created:

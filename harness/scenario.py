@@ -10,7 +10,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from harness import paths
 
 
 def _shipped_scenarios() -> Path:
@@ -44,11 +53,29 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+#: bounds that keep a scenario file from exhausting a run (stated in the README)
+MAX_FILE_BYTES = 1_000_000  # one scenario file on disk
+MAX_VALUES = 100_000  # values in the parsed YAML, aliases counted each time they are used
+MAX_INPUT_FILES = 500  # initial workspace files, literal and generated
+MAX_CONTENT_CHARS = 100_000  # one initial file's content
+
+
+def _confined(value: str) -> str:
+    """A path stays inside the workspace (refused at validation, not at run time)."""
+    try:
+        paths.normalise(value)
+    except paths.PathRefused as refused:
+        raise ValueError(str(refused).removeprefix("Refused: ")) from refused
+    return value
+
+
 class FileSpec(_Strict):
     """An initial workspace file."""
 
     path: str
-    content: str = ""
+    content: str = Field("", max_length=MAX_CONTENT_CHARS)
+
+    _path = field_validator("path")(_confined)
 
 
 class GeneratedFiles(_Strict):
@@ -56,7 +83,22 @@ class GeneratedFiles(_Strict):
 
     pattern: str
     count: int = Field(ge=1, le=200)
-    content: str = "file {i}\n"
+    content: str = Field("file {i}\n", max_length=MAX_CONTENT_CHARS)
+
+    @field_validator("pattern", "content")
+    @classmethod
+    def _only_i(cls, value: str) -> str:
+        # str.format can reach attributes or pad to any width: allow `{i}` and `{i:0Nd}` only
+        for field in re.findall(r"\{[^{}]*\}", value.replace("{{", "").replace("}}", "")):
+            if not re.fullmatch(r"\{i(:0?[1-9]?d)?\}", field):
+                raise ValueError(f"placeholder {field} not allowed (use {{i}} or {{i:02d}})")
+        return value
+
+    @field_validator("pattern")
+    @classmethod
+    def _pattern_confined(cls, value: str) -> str:
+        _confined(value.replace("{", "").replace("}", ""))
+        return value
 
     def expand(self) -> list[FileSpec]:
         return [
@@ -187,6 +229,8 @@ class _Check(_Strict):
     #: optional name, so a subtask's `done_when` can refer to the check
     id: str | None = None
     path: str
+
+    _path = field_validator("path")(_confined)
 
 
 class FileExists(_Check):
@@ -330,6 +374,12 @@ class Scenario(_Strict):
             missing = [name for name in required if name not in step.args]
             if missing:
                 raise ValueError(f"{where}.args: {step.tool} needs {', '.join(missing)}")
+            for name in ("path", "src", "dst"):
+                if name in step.args:
+                    try:
+                        _confined(str(step.args[name]))
+                    except ValueError as error:
+                        raise ValueError(f"{where}.args.{name}: {error}") from error
         for i, turn in enumerate(self.user_turns):
             if turn.subtask and turn.subtask not in ids:
                 raise ValueError(f"user_turns.{i}.subtask: unknown subtask '{turn.subtask}'")
@@ -374,6 +424,8 @@ class Scenario(_Strict):
                     raise ValueError(f"{where}.after: unknown subtask '{rule.after}'")
                 if rule.check and rule.check not in check_ids:
                     raise ValueError(f"{where}.check: unknown check '{rule.check}'")
+        if len(self.files) + sum(g.count for g in self.generated) > MAX_INPUT_FILES:
+            raise ValueError(f"files: more than {MAX_INPUT_FILES} initial files")
         stuck = _waiting_forever(self.subtasks)
         if stuck:
             raise ValueError(
@@ -437,7 +489,36 @@ def _field_path(loc: Sequence[int | str]) -> str:
     return ".".join(str(part) for part in loc) or "(top level)"
 
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Safe YAML that refuses duplicate keys (the last would silently win)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key '{key}'", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+
+
+def _bounded(data: object) -> None:
+    """Refuse YAML whose aliases expand it beyond MAX_VALUES values (an anchor bomb); shared
+    values are counted each time they are used, and the walk stops at the bound."""
+    budget = MAX_VALUES
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise ValueError(f"expands to more than {MAX_VALUES:,} values (YAML anchors?)")
+        if isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
 
 
 def load_scenario(path: Path) -> Scenario:
@@ -456,12 +537,35 @@ _CACHE: dict[tuple[Path, int], Scenario] = {}
 
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise ScenarioError(f"{path}: cannot read YAML: {error}") from error
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise ScenarioError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes")
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ScenarioError(f"{path}: cannot read: {error.strerror or error}") from error
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ScenarioError(
+            f"{path}: not UTF-8 text (byte 0x{raw[error.start]:02x} at offset {error.start})"
+        ) from error
+    try:
+        data = yaml.load(text, Loader=_Loader)
+        _bounded(data)
+    except yaml.YAMLError as error:
+        raise ScenarioError(f"{path}: cannot read YAML: {_one_line(error)}") from error
+    except (ValueError, RecursionError) as error:
+        raise ScenarioError(f"{path}: {error or 'nested too deeply'}") from error
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: expected a mapping at the top level")
     return data
+
+
+def _one_line(error: yaml.YAMLError) -> str:
+    """PyYAML's messages span lines (with a source excerpt); keep problem and position."""
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+    return f"{problem}{where}"
 
 
 def _load_scenario(path: Path) -> Scenario:

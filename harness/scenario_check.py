@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from harness.checks import run_checks
 from harness.matcher import matches
-from harness.scenario import Scenario, Step
+from harness.scenario import Scenario, ScenarioError, Step, check_unique_prompts, load_file
 from harness.tracker import TaskStateTracker
 from harness.workspace import Workspace, WorkspaceError
 
@@ -247,3 +247,41 @@ def check_files(paths: Iterable[Path]) -> tuple[list[str], int]:
             lines.extend(p.line() for p in problems)
             found += len(problems)
     return lines, 2 if invalid else 1 if found else 0
+
+
+def reference_problem(scenario: Scenario) -> str | None:
+    """Why the reference solution does not solve the scenario, or None (a quick replay)."""
+    steps = solution(scenario)
+    result = replay(scenario, steps, track=False)
+    if result.failed_calls:
+        index, error = result.failed_calls[0]
+        return f"field 'reference.{index}': the step fails: {error}"
+    if result.failed_checks:
+        index = result.failed_checks[0]
+        check = scenario.checks[index]
+        return (
+            f"field 'checks.{index}': the reference solution fails this check "
+            f"({check.kind} {check.path})"
+        )
+    return None
+
+
+def load_verified(path: Path) -> list[Scenario]:
+    """The scenarios of one file, each with a reference that passes its own checks."""
+    scenarios = load_file(path)
+    for scenario in scenarios:
+        problem = reference_problem(scenario)
+        if problem:
+            named = "" if scenario.id == path.stem else f"generated {scenario.id}: "
+            raise ScenarioError(f"{path}: {named}{problem}")
+    return scenarios
+
+
+def load_verified_dir(directory: Path) -> list[Scenario]:
+    """Every scenario of a folder, verified as `load_verified` does (what `run` loads)."""
+    files = sorted(directory.glob("*.yaml"))
+    if not files:
+        raise ScenarioError(f"{directory}: no *.yaml scenario files found")
+    loaded = [(p, s) for p in files for s in load_verified(p)]
+    check_unique_prompts(loaded)
+    return [s for _, s in loaded]

@@ -15,6 +15,7 @@ from typing import Any
 
 from openpyxl import Workbook, load_workbook
 from openpyxl.utils import range_boundaries
+from openpyxl.utils.exceptions import IllegalCharacterError
 
 from harness import paths
 from harness.scenario import Scenario
@@ -133,7 +134,7 @@ class Workspace:
         try:
             for row in table:
                 worksheet.append(row)
-        except ValueError as error:  # openpyxl's IllegalCharacterError: control characters
+        except (ValueError, IllegalCharacterError) as error:  # control characters
             raise WorkspaceError(f"a cell cannot hold this text ({error}).") from error
         data = io.BytesIO()
         book.save(data)

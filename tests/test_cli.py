@@ -20,7 +20,7 @@ def test_scenarios_list_validate_schema(capsys: pytest.CaptureFixture[str]) -> N
 def test_invalid_scenario_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("id: bad\ntitle: x\n")
-    assert main(["scenarios", "validate", str(bad)]) == 1
+    assert main(["scenarios", "validate", str(bad)]) == 2
     out = capsys.readouterr().out
     assert "bad.yaml: field 'prompt': Field required" in out and "Traceback" not in out
 
@@ -51,3 +51,56 @@ def test_bad_input_is_one_line(
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--out", "{file}"], "a file, not a folder"),
+        (["run", "--out", "{file}/sub"], "cannot write there (Not a directory)"),
+        (["run", "--out", "/proc/todo-bench"], "cannot write there"),
+        (["run", "--epochs", "0"], "--epochs: must be at least 1, got 0"),
+        (["run", "--epochs", "three"], "--epochs: not a whole number: 'three'"),
+        (["run", "--max-turns", "0"], "--max-turns: must be at least 1"),
+        (["run", "--max-samples", "0"], "--max-samples: must be at least 1"),
+        (["run", "--workers", "0"], "--workers: must be at least 1"),
+        (["run", "--timeout", "0"], "--timeout: must be at least 1"),
+        (["run", "--max-retries", "-1"], "--max-retries: must be 0 or more"),
+        (["run", "--prices", "{tmp}/missing.yaml"], "not a readable price table"),
+        (["run", "--prices", "{file}"], "not a readable price table"),
+        (["run", "--display", "fancy"], "invalid choice: 'fancy'"),
+        (["report", "{corrupt}"], "not a todo-bench summary"),
+        (["report", "{other}"], "not a todo-bench summary of schema version"),
+        (["leaderboard", "{corrupt}"], "not a todo-bench summary"),
+        (["compare", "{other}", "{corrupt}"], "not a todo-bench summary"),
+        (["calibrate", "{file}"], "not a run folder"),
+        (["scenarios", "validate", "{tmp}/nothing.yaml"], ""),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+    ],
+)
+def test_every_bad_argument_or_path_is_one_line_and_exit_2(
+    args: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a-file").write_text("[not a price table")
+    (tmp_path / "corrupt").mkdir()
+    (tmp_path / "corrupt" / "summary.json").write_text('{"schema_version": 3')
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "summary.json").write_text('{"schema_version": 99}')
+    places = {
+        "file": str(tmp_path / "a-file"),
+        "tmp": str(tmp_path),
+        "corrupt": str(tmp_path / "corrupt"),
+        "other": str(tmp_path / "other"),
+    }
+    argv = [a.format(**places) for a in args]
+    if argv[0] == "run":
+        argv += ["--scenarios", "main_and_test", "--variants", "L0-rewrite"]
+    try:
+        code = main(argv)
+    except SystemExit as exit:  # argparse's own errors
+        code = int(exit.code or 0)
+    captured = capsys.readouterr()
+    assert code == 2
+    err = captured.err if argv[:2] != ["scenarios", "validate"] else captured.out
+    assert message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err

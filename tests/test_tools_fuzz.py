@@ -230,8 +230,8 @@ def fuzz(design: str, tmp: Path, examples: int, via_inspect: bool) -> Counter[st
 
 @pytest.mark.parametrize("design", DESIGNS)
 def test_no_call_kills_an_episode_or_half_updates_a_store(design: str, tmp_path: Path) -> None:
-    seen = fuzz(design, tmp_path, examples=60, via_inspect=False)
-    seen += fuzz(design, tmp_path, examples=20, via_inspect=True)
+    seen = fuzz(design, tmp_path, examples=40, via_inspect=False)
+    seen += fuzz(design, tmp_path, examples=10, via_inspect=True)
     assert set(seen) == set(tool_names(design) + WORKSPACE)
 
 

@@ -88,7 +88,47 @@ def test_file_system_errors_are_tool_errors_not_crashes() -> None:
     try:
         driver.call("write_file", path="dir/x.txt", content="x")
         reply = driver.call("write_file", path="dir", content="x")
-        assert reply.startswith("ERROR: the file system refused")
+        assert reply == "ERROR: 'dir' is a folder; cannot write it."
         assert driver.ledger.workspace_events[-1].ok is False
     finally:
         driver.close()
+
+
+def test_a_refused_write_changes_nothing(ws: Workspace) -> None:
+    ws.write_file("keep.txt", "precious")
+    with pytest.raises(WorkspaceError, match="UTF-8"):
+        ws.write_file("keep.txt", "half \ud800 written")
+    with pytest.raises(WorkspaceError, match="UTF-8"):
+        ws.write_file("new/deep/x.txt", "\ud800")
+    with pytest.raises(WorkspaceError, match="cannot hold"):
+        ws.create_excel("out/book.xlsx", rows=[["a\x07b"]])
+    assert ws.read_file("keep.txt") == "precious"
+    assert sorted(p.name for p in ws.root.iterdir()) == ["keep.txt"]  # no folders left behind
+
+
+def test_special_files_and_symlink_loops_are_refused(ws: Workspace) -> None:
+    os.mkfifo(ws.root / "pipe")
+    os.symlink("loop", ws.root / "loop")
+    with pytest.raises(WorkspaceError, match="not a regular file"):
+        ws.write_file("pipe", "x")
+    with pytest.raises(WorkspaceError, match="No such file"):
+        ws.read_file("pipe")
+    assert ws.list_files() == "(workspace is empty)"
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [("a/" * 40 + "x", "folders deep"), ("x" * 2000, "longer than"), ("a\x00b", "NUL")],
+)
+def test_paths_are_bounded(ws: Workspace, path: str, message: str) -> None:
+    with pytest.raises(WorkspaceError, match=message):
+        ws.write_file(path, "x")
+
+
+def test_path_resolution_is_linear() -> None:
+    import time
+
+    started = time.perf_counter()
+    with pytest.raises(WorkspaceError):
+        Workspace.normalise("a/" * 128_000)
+    assert time.perf_counter() - started < 0.5

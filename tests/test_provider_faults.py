@@ -1,0 +1,115 @@
+"""Provider faults end within `--timeout` with one line that names the cause, through the same
+`todo-bench run` a user types: a server that accepts and never answers, a closed port, steady
+HTTP 500s and 429s, and a body that is not JSON (loopback stubs, no network)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+pytestmark = pytest.mark.slow
+
+
+class Faulty(BaseHTTPRequestHandler):
+    status = 500
+    body = b'{"error": {"message": "boom"}}'
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(self.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _server(status: int, body: bytes) -> Iterator[str]:
+    handler = type("Handler", (Faulty,), {"status": status, "body": body})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+
+
+def _silent() -> Iterator[str]:
+    """Accepts every connection and never says a word."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        listener.close()
+        for connection in held:
+            connection.close()
+
+
+def _closed() -> Iterator[str]:
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()  # nothing listens here now
+    yield f"http://127.0.0.1:{port}/v1"
+
+
+FAULTS = {
+    "hangs": (_silent, "did not answer within --timeout"),
+    "closed port": (_closed, "cannot connect to the model server"),
+    "steady 500": (lambda: _server(500, b'{"error": {"message": "boom"}}'), "HTTP 5xx"),
+    "steady 429": (lambda: _server(429, b'{"error": {"message": "slow down"}}'), "HTTP 429"),
+    "garbage body": (lambda: _server(200, b"<html>not json"), ""),
+}
+TIMEOUT = 3
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_a_provider_fault_ends_in_bounded_time_with_its_cause(
+    fault: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    make, meaning = FAULTS[fault]
+    for url in make():
+        monkeypatch.setenv("LOCAL_BASE_URL", url)
+        monkeypatch.setenv("LOCAL_API_KEY", "x")
+        started = time.monotonic()
+        code = main(
+            # a model name per fault: inspect caches a model, and with it the old server's URL
+            ["run", "--model", f"openai-api/local/{fault.replace(' ', '-')}"]
+            + ["--variants", "L3-granular"]
+            + ["--scenarios", "main_and_test", "--epochs", "1", "--retry-attempts", "0"]
+            + ["--timeout", str(TIMEOUT), "--max-retries", "2", "--out", str(tmp_path / "r")]
+            + ["--display", "none"]
+        )
+        elapsed = time.monotonic() - started
+    assert code == 1
+    # every attempt is bounded by --timeout and retries stop once it has passed: about 2x
+    assert elapsed < 4 * TIMEOUT + 20, elapsed
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if x.startswith("todo-bench: L3-granular: log error")]
+    assert meaning in line, line
+    assert "Traceback" not in err
