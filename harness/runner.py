@@ -7,7 +7,10 @@ number of workers; workers are processes because the agent loop is CPU-bound Pyt
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue as queues
+import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing.queues import Queue
 from pathlib import Path
@@ -112,8 +115,8 @@ def run(plan: RunPlan, workers: int, display: RunProgress) -> bool:
     with ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
-        initializer=progress.attach_queue,
-        initargs=(ticks,),
+        initializer=_worker_init,
+        initargs=(ticks, os.getpid()),
     ) as pool:
         futures = [
             pool.submit(_run_share, plan, share, first if i == 0 else "none")
@@ -125,6 +128,19 @@ def run(plan: RunPlan, workers: int, display: RunProgress) -> bool:
             _drain(ticks, display)
         _drain(ticks, display)
         return all(all(f.result()) for f in futures)
+
+
+def _worker_init(ticks: Queue[int], parent: int) -> None:
+    progress.attach_queue(ticks)
+    threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+
+
+def _exit_with(parent: int) -> None:
+    """A worker whose parent died (even by SIGKILL, which runs no cleanup) ends itself rather
+    than run on as an orphan holding memory; the rerun resumes from the logs."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _drain(ticks: Queue[int], display: RunProgress) -> None:
