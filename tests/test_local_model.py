@@ -6,7 +6,9 @@ Uses the GGUF and the llama-server that scripts/local_model.sh assembles and bui
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import socket
 import subprocess
 import time
@@ -23,7 +25,7 @@ pytestmark = pytest.mark.realmodel
 ROOT = Path(__file__).resolve().parents[1]
 GGUF = ROOT / ".local-llm" / "models" / "qwen2.5-coder-0.5b-q4_k_m.gguf"
 SERVER = Path(
-    os.environ.get("LLAMA_SERVER", ROOT / ".local-llm" / "build" / "bin" / "llama-server")
+    os.environ.get("LLAMA_SERVER", ROOT / ".local-llm" / "build-portable" / "bin" / "llama-server")
 )
 
 
@@ -36,7 +38,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    log = (tmp_path_factory.mktemp("server") / "server.log").open("w")
+    log_path = tmp_path_factory.mktemp("server") / "server.log"
+    log = log_path.open("w")
     process = subprocess.Popen(
         [
             str(SERVER),
@@ -65,11 +68,27 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 break
             except OSError:
                 time.sleep(1)
+        _answers_a_first_request(base)
+        features = re.search(r"system_info:.*", log_path.read_text(errors="replace"))
+        print(f"llama-server CPU features: {features.group(0) if features else 'not logged'}")
         os.environ["LOCAL_BASE_URL"], os.environ["LOCAL_API_KEY"] = base, "none"
         yield "recover/openai-api/local/qwen0.5b"
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def _answers_a_first_request(base: str) -> None:
+    """/health passes before the model has run; a build for the wrong CPU dies only now."""
+    request = urllib.request.Request(
+        f"{base}/chat/completions",
+        data=json.dumps(
+            {"messages": [{"role": "user", "content": "Say ok."}], "max_tokens": 4}
+        ).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=300) as reply:
+        assert json.load(reply)["choices"], "the server answered without a choice"
 
 
 def test_one_scenario_end_to_end(server: str, tmp_path: Path) -> None:
