@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install bench test test-fast lint perf real-model clean regress baseline report
+.PHONY: install bench test test-slow test-fast lint perf scaling real-model clean regress baseline report
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,15 +36,25 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check harness evals tests scripts examples
 	$(BIN)/mypy
 
+# every check but the heavy suites and the real-model test
 test: lint
 	$(BIN)/todo-bench scenarios check
-	$(BIN)/pytest -m "not realmodel" -q
+	$(BIN)/pytest -m "not realmodel and not heavy" -q
+
+# the minutes-long suites: 2,000 fuzzed calls per tool, kill-and-resume, the wheel in a fresh
+# venv, the browser and LaTeX checks (.ci/run runs this after make test)
+test-slow: $(STAMP)
+	$(BIN)/pytest -m "heavy" -q
 
 test-fast: $(STAMP)
 	$(BIN)/pytest -q
 
 perf: $(STAMP)
 	$(BIN)/python scripts/perf.py
+
+# cost against list length (n = 5 ... 100) per design, capped and uncapped: results/scaling/
+scaling: $(STAMP)
+	$(BIN)/python scripts/scaling.py
 
 real-model: $(STAMP)
 	bash scripts/local_model.sh

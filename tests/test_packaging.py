@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.heavy
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted(p.stem for p in (ROOT / "scenarios").glob("*.yaml"))

@@ -26,7 +26,7 @@ CHROME_FLAGS = [
 ]
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 @pytest.mark.skipif(BROWSER is None, reason="no chromium (.ci/run installs Debian's chromium)")
 def test_the_html_page_renders_in_a_real_browser(tmp_path: Path) -> None:
     assert BROWSER is not None
@@ -49,7 +49,7 @@ def test_the_html_page_renders_in_a_real_browser(tmp_path: Path) -> None:
     assert shot.is_file() and shot.stat().st_size > 20_000  # a page with tables and figures
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex (texlive)")
 def test_the_latex_compiles(tmp_path: Path) -> None:
     body = leaderboard(read_summary(LATEST), "latex")

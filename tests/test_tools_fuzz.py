@@ -198,10 +198,13 @@ DESIGNS = sorted(designs())
 WORKSPACE = list(TOOL_ARGS)
 
 
-def fuzz(design: str, tmp: Path, examples: int, via_inspect: bool) -> Counter[str]:
+def fuzz(
+    design: str, tmp: Path, examples: int, via_inspect: bool, names: list[str] | None = None
+) -> Counter[str]:
+    """Run `examples` generated call sequences (1-6 calls each) on fresh episodes."""
     seen: Counter[str] = Counter()
     harness = Harness(design, tmp)
-    names = tool_names(design) + WORKSPACE
+    names = names or tool_names(design) + WORKSPACE
     params = {n: list(harness.tools[n].parameters.properties) for n in names}
     call = st.sampled_from(names).flatmap(lambda n: st.tuples(st.just(n), arguments(params[n])))
 
@@ -235,12 +238,25 @@ def test_no_call_kills_an_episode_or_half_updates_a_store(design: str, tmp_path:
     assert set(seen) == set(tool_names(design) + WORKSPACE)
 
 
-@pytest.mark.slow
+#: calls per example: sequences of 1-6 calls, 3.5 on average
+PER_EXAMPLE = 3.5
+
+
+@pytest.mark.heavy
 @pytest.mark.parametrize("design", DESIGNS)
-def test_two_thousand_calls_per_tool(design: str, tmp_path: Path) -> None:
-    tools = len(tool_names(design) + WORKSPACE)
-    # 3.5 calls per example on average: about 2,000 calls per tool over both paths
-    examples = 2000 * tools // 3
-    seen = fuzz(design, tmp_path, examples=examples * 3 // 4, via_inspect=False)
-    seen += fuzz(design, tmp_path, examples=examples // 4, via_inspect=True)
-    assert min(seen.values()) >= 2000, seen
+def test_two_thousand_calls_per_todo_tool(design: str, tmp_path: Path) -> None:
+    todo = tool_names(design)
+    examples = int(2000 * len(todo) / PER_EXAMPLE * 1.15)
+    seen = fuzz(design, tmp_path, examples * 4 // 5, via_inspect=False, names=todo)
+    seen += fuzz(design, tmp_path, examples // 5, via_inspect=True, names=todo)
+    print(f"{design}: {dict(seen)}")
+    assert min(seen[name] for name in todo) >= 2000, seen
+
+
+@pytest.mark.heavy
+def test_two_thousand_calls_per_workspace_tool(tmp_path: Path) -> None:
+    examples = int(2000 * len(WORKSPACE) / PER_EXAMPLE * 1.15)
+    seen = fuzz("L3-granular", tmp_path, examples * 4 // 5, via_inspect=False, names=WORKSPACE)
+    seen += fuzz("L3-granular", tmp_path, examples // 5, via_inspect=True, names=WORKSPACE)
+    print(f"workspace: {dict(seen)}")
+    assert min(seen[name] for name in WORKSPACE) >= 2000, seen

@@ -131,8 +131,18 @@ class SimModel(ModelAPI):
         written = message.text + "".join(
             json.dumps(c.arguments, sort_keys=True) for c in message.tool_calls or []
         )
-        read = "".join(m.text for m in input) + "".join(
-            json.dumps(t.model_dump(exclude_none=True), sort_keys=True) for t in tools
+        # what a provider bills: every message (tool results included), the tool calls already
+        # in the history with their arguments (a full-list rewrite is resent on every turn),
+        # and the tool schemas
+        read = (
+            "".join(m.text for m in input)
+            + "".join(
+                c.function + json.dumps(c.arguments, sort_keys=True)
+                for m in input
+                if isinstance(m, ChatMessageAssistant)
+                for c in m.tool_calls or []
+            )
+            + "".join(json.dumps(t.model_dump(exclude_none=True), sort_keys=True) for t in tools)
         )
         input_tokens, output_tokens = estimate_tokens(read), estimate_tokens(written)
         return ModelOutput(

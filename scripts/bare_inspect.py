@@ -1,0 +1,108 @@
+"""The bare-inspect baseline for `make perf`: the same number of samples and turns as a harness
+run, through inspect's own eval set with a scripted provider (mockllm) and a trivial tool, and
+the runner's log settings. What the harness costs beyond this is the harness's own.
+
+`python scripts/bare_inspect.py TURNS,TURNS,... --epochs E --log-dir D` prints wall seconds and
+peak RSS (MB) as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import time
+from typing import Any
+
+from inspect_ai import Task, eval_set
+from inspect_ai.dataset import Sample
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
+from inspect_ai.scorer import Score, Target, mean, scorer
+from inspect_ai.solver import TaskState, generate, use_tools
+from inspect_ai.tool import Tool, ToolChoice, ToolInfo, tool
+
+
+@tool
+def note() -> Tool:
+    async def execute(text: str) -> str:
+        """Record a note.
+
+        Args:
+            text: The note.
+        """
+        return f"noted: {text}"
+
+    return execute
+
+
+@scorer(metrics=[mean()])
+def turns_scorer() -> Any:
+    async def score(state: TaskState, target: Target) -> Score:
+        return Score(value=sum(isinstance(m, ChatMessageAssistant) for m in state.messages))
+
+    return score
+
+
+def scripted(
+    input: list[ChatMessage], tools: list[ToolInfo], choice: ToolChoice, config: GenerateConfig
+) -> ModelOutput:
+    """A tool call per turn until the sample's turn count (written in its prompt) is reached."""
+    prompt = next(m.text for m in input if isinstance(m, ChatMessageUser))
+    wanted = int(prompt.split("turns=")[1])
+    done = sum(isinstance(m, ChatMessageAssistant) for m in input)
+    if done + 1 >= wanted:
+        output = ModelOutput.from_content(model="mockllm", content="Done.")
+    else:
+        output = ModelOutput.for_tool_call(
+            model="mockllm", tool_name="note", tool_arguments={"text": f"step {done}"}
+        )
+    # usage given, as the simulated agent gives it (else mockllm counts with tiktoken, online)
+    read = sum(len(m.text) for m in input) // 4
+    output.usage = ModelUsage(input_tokens=read, output_tokens=8, total_tokens=read + 8)
+    return output
+
+
+def run(turns: list[int], epochs: int, log_dir: str) -> dict[str, float]:
+    task = Task(
+        dataset=[Sample(input=f"Work. turns={t}", id=f"s{i}") for i, t in enumerate(turns)],
+        solver=[use_tools(note()), generate(tool_calls="loop")],
+        scorer=turns_scorer(),
+    )
+    started = time.perf_counter()
+    ok, _ = eval_set(
+        [task],
+        log_dir=log_dir,
+        model=get_model("mockllm/model", custom_outputs=scripted),
+        epochs=epochs,
+        display="none",
+        log_dir_allow_dirty=True,
+        log_realtime=False,
+        score_display=False,
+    )
+    assert ok
+    return {
+        "seconds": time.perf_counter() - started,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("turns")
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--log-dir", required=True)
+    args = parser.parse_args()
+    turns = [int(t) for t in args.turns.split(",")]
+    print(json.dumps(run(turns, args.epochs, args.log_dir)))
+
+
+if __name__ == "__main__":
+    main()
