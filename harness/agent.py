@@ -27,12 +27,17 @@ from harness.checks import CheckResult, run_checks
 from harness.compaction import compact
 from harness.designs import designs
 from harness.ending import classify_ending
+from harness.heuristic import HeuristicTracker
 from harness.ledger import (
     AssistantEvent,
     ClaimEvent,
     CompactionEvent,
+    ExtensionEvent,
     Ledger,
     MalformedCallEvent,
+    NudgeEvent,
+    PlanEvent,
+    PlanTickEvent,
     TickEvent,
     TodoEvent,
     WorkspaceEvent,
@@ -48,6 +53,11 @@ from harness.variants import Variant
 from harness.workspace import Workspace
 
 REMIND_AFTER = 3
+#: CompletionLoop: answers refused for doing nothing, at most, per episode
+MAX_NUDGES = 3
+#: LoopController: at most this many extensions, each max(MIN_EXTENSION, max_turns / 4) turns
+MAX_EXTENSIONS = 3
+MIN_EXTENSION = 5
 
 
 class EpisodeRecord(StoreModel):
@@ -140,6 +150,9 @@ class _Loop:
             for t in self.tools
         ]
         self.turns_without_todo = 0
+        #: the deployable gate's tracker: built from the agent's first todo list (+heuristic)
+        self.deployed: HeuristicTracker | None = None
+        self.nudges = 0
         self.user = UserScript(list(scenario.user_turns))
         self.called: set[str] = set()  # tools that have succeeded, for `when: tool_called`
         episode.on_tick = self._ticked
@@ -173,7 +186,13 @@ class _Loop:
         )
         model = get_model()
         blocked_last = False
-        for turn in range(1, self.scenario.max_turns + 1):
+        budget, turn, progress = self.scenario.max_turns, 0, 0
+        while True:
+            turn += 1
+            if turn > budget:
+                budget, progress = self._extend(turn, budget, progress)
+                if turn > budget:
+                    break
             self.episode.turn = turn
             self.ledger.turns = turn
             output = await model.generate([self.system_message(), *self.history], self.tool_infos)
@@ -193,6 +212,52 @@ class _Loop:
             self._maybe_compact(turn)
         # a budget spent while the gate was refusing the last claim is the gate's doing
         self.ledger.end_reason = "gate_exhausted" if blocked_last else "budget_exhausted"
+
+    def _extend(self, turn: int, budget: int, progress: int) -> tuple[int, int]:
+        """LoopController: a spent budget grows by a bounded step while the deployed tracker
+        (the heuristic one, else the oracle's) has ticked more since the last look."""
+        ticked = (
+            self.deployed.snapshot()["done"]
+            if self.deployed is not None
+            else len(self.episode.tracker.done)
+        )
+        extensions = len(self.ledger.of(ExtensionEvent))
+        if not self.variant.loop_controller or ticked <= progress or extensions >= MAX_EXTENSIONS:
+            return budget, progress
+        budget += max(MIN_EXTENSION, self.scenario.max_turns // 4)
+        self.ledger.events.append(ExtensionEvent(turn=turn - 1, budget=budget))
+        return budget, ticked
+
+    def _plan(self, turn: int) -> None:
+        """+heuristic: the agent's first non-empty todo list becomes the deployed plan."""
+        if not self.variant.heuristic or self.deployed is not None:
+            return
+        texts = [item.text for item in self.episode.store.items]
+        if not texts:
+            return
+        self.deployed = HeuristicTracker(texts)
+        self.ledger.events.append(PlanEvent(turn=turn, items=texts))
+        transcript().info(
+            {"event": "task_state_init", "state": self.deployed.summary(), "gate": "heuristic"},
+            source="task_state_tracker",
+        )
+
+    def _observe_plan(self, turn: int, event: WorkspaceEvent) -> None:
+        if self.deployed is None:
+            return
+        ticked = self.deployed.observe(event.tool, event.args, event.ok)
+        if ticked:
+            self.ledger.events.append(
+                PlanTickEvent(turn=turn, call_id=event.call_id, items=[i.text for i in ticked])
+            )
+            transcript().info(
+                {
+                    "event": "task_state_updated",
+                    "ticked": list[JsonValue]([i.text for i in ticked]),
+                    "state": self.deployed.summary(),
+                },
+                source="task_state_tracker",
+            )
 
     def _record_turn(self, turn: int, output: ModelOutput) -> None:
         message = output.message
@@ -247,13 +312,16 @@ class _Loop:
                     )
                 )
         last_call = ""
-        for new_event in self.ledger.events[first_new:]:
+        for new_event in list(self.ledger.events[first_new:]):
             if isinstance(new_event, WorkspaceEvent):
                 last_call = new_event.call_id
                 if new_event.ok:
                     self.called.add(new_event.tool)
+                self._observe_plan(turn, new_event)
             elif isinstance(new_event, TickEvent):
                 new_event.call_id = last_call
+            elif isinstance(new_event, TodoEvent) and new_event.accepted:
+                self._plan(turn)
         if any(c.function in self.todo_names for c in message.tool_calls or []):
             self.turns_without_todo = 0
         else:
@@ -270,11 +338,17 @@ class _Loop:
         'ended' (the ledger then says how)."""
         ending = classify_ending(text)
         claim = self._claim_state()
-        refusal = (
-            gate.review(text, ending, self.episode.tracker, self.tool_names)
-            if self.variant.gate
-            else None
-        )
+        if self.variant.completion_loop and not self.called and self.nudges < MAX_NUDGES:
+            # CompletionLoop: no tool has done anything yet, so this answer cannot be the end
+            self.nudges += 1
+            self.ledger.events.append(NudgeEvent(turn=turn))
+            self.history.append(ChatMessageUser(content=prompts.NOTHING_DONE))
+            return "continued"
+        refusal = None
+        if self.variant.gate:
+            refusal = gate.review(text, ending, self.episode.tracker, self.tool_names)
+        elif self.variant.heuristic:
+            refusal = gate.review(text, ending, self.deployed, self.tool_names)
         if refusal is not None:
             self.ledger.events.append(
                 ClaimEvent(turn=turn, blocked=True, reason=refusal.reason, ending=ending, **claim)

@@ -311,6 +311,13 @@ def _summary_path(path: str) -> Path:
     return candidate
 
 
+def cmd_gate_accuracy(args: argparse.Namespace) -> int:
+    from harness.gate_report import accuracy_table
+
+    print(accuracy_table(_read(args.run), by_scenario=args.by_scenario))
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     run_dir = Path(args.run)
     summary = _read(args.run)
@@ -571,6 +578,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("run", help="run folder or summary.json")
     rep.set_defaults(func=cmd_report)
+
+    acc = sub.add_parser(
+        "gate-accuracy",
+        help="the deployable gate (+heuristic) against the oracle: precision, recall, false "
+        "blocks, missed false completions",
+    )
+    acc.add_argument("run", help="run folder or summary.json")
+    acc.add_argument("--by-scenario", action="store_true", help="one row per variant x scenario")
+    acc.set_defaults(func=cmd_gate_accuracy)
 
     board = sub.add_parser("leaderboard", help="print a run's leaderboard")
     board.add_argument("run", help="run folder or summary.json")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from harness import prompts
 from harness.ending import Ending
 from harness.guard import looks_like_fake_call
-from harness.tracker import TaskStateTracker
 
 
 @dataclass(frozen=True)
@@ -18,8 +19,18 @@ class Refusal:
     reply: str
 
 
+class GateState(Protocol):
+    """What the gate asks a tracker: the oracle's (TaskStateTracker) or the deployable one's
+    (harness.heuristic.HeuristicTracker)."""
+
+    @property
+    def pending(self) -> Sequence[object]: ...
+
+    def summary(self) -> str: ...
+
+
 def review(
-    text: str, ending: Ending, tracker: TaskStateTracker, tool_names: list[str]
+    text: str, ending: Ending, tracker: GateState | None, tool_names: list[str]
 ) -> Refusal | None:
     """The gate's verdict on a final message; None lets it through.
 
@@ -28,6 +39,10 @@ def review(
     """
     if looks_like_fake_call(text, tool_names):
         return Refusal("fake_tool_call", prompts.FAKE_CALL_BLOCKED)
-    if ending == "claimed_done" and tracker.pending:
+    if ending != "claimed_done":
+        return None
+    if tracker is None:  # the deployable gate before the agent wrote any plan
+        return Refusal("no_plan", prompts.NO_PLAN_BLOCKED)
+    if tracker.pending:
         return Refusal("subtasks_pending", prompts.GATE_BLOCKED.format(state=tracker.summary()))
     return None

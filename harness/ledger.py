@@ -108,8 +108,44 @@ class CompactionEvent(BaseModel):
     dropped_messages: int
 
 
+class PlanEvent(BaseModel):
+    """The deployable gate took the agent's first todo list as its plan."""
+
+    kind: Literal["plan"] = "plan"
+    turn: int
+    items: list[str]
+
+
+class PlanTickEvent(BaseModel):
+    """The deployable (heuristic) tracker ticked plan items after a successful call."""
+
+    kind: Literal["plan_tick"] = "plan_tick"
+    turn: int
+    call_id: str
+    items: list[str]
+
+
+class NudgeEvent(BaseModel):
+    """CompletionLoop refused an end with no tool call and no work done."""
+
+    kind: Literal["nudge"] = "nudge"
+    turn: int
+
+
+class ExtensionEvent(BaseModel):
+    """LoopController extended the turn budget because subtasks progressed."""
+
+    kind: Literal["extension"] = "extension"
+    turn: int
+    budget: int
+
+
 Event = (
-    TodoEvent
+    PlanEvent
+    | PlanTickEvent
+    | NudgeEvent
+    | ExtensionEvent
+    | TodoEvent
     | WorkspaceEvent
     | MalformedCallEvent
     | AssistantEvent

@@ -19,6 +19,16 @@ GATE_BLOCKED = (
     "Continue working on the unchecked subtasks."
 )
 
+NO_PLAN_BLOCKED = (
+    "Completion blocked: there is no plan to check the work against. Write your plan as a "
+    "todo list, then do each item with the tools."
+)
+
+NOTHING_DONE = (
+    "You have not used any tool yet, so nothing has been done. Do the task with the tools "
+    "before you answer."
+)
+
 FAKE_CALL_BLOCKED = (
     "You wrote a tool call as text instead of calling the tool. Nothing was executed. "
     "Call the tool for real."

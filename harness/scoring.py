@@ -15,8 +15,12 @@ from harness.ledger import (
     TODO_TOOLS,
     AssistantEvent,
     ClaimEvent,
+    ExtensionEvent,
     Ledger,
     MalformedCallEvent,
+    NudgeEvent,
+    PlanEvent,
+    PlanTickEvent,
     TickEvent,
     TodoEvent,
     UserTurnEvent,
@@ -55,6 +59,18 @@ METRICS = (
     "cache_read_tokens",
     "output_tokens",
     "todo_output_tokens",
+    # the deployable stack (+heuristic, +completion-loop, +loop-controller), judged by the oracle
+    "plan_items",
+    "plan_ticks",
+    "plan_judged_ticks",
+    "plan_true_ticks",
+    "plan_done_items",
+    "plan_missed_ticks",
+    "false_blocks",
+    "false_block_turns",
+    "false_block_tokens",
+    "completion_loop_nudges",
+    "extensions",
 )
 #: what an episode cost rather than what went wrong
 COST_METRICS = (
@@ -304,7 +320,57 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
     values["todo_updates"] = float(len(updates))
     values["rejected_updates"] = float(sum(1 for e in updates if not e.accepted))
     values["malformed_tool_calls"] = float(len(ledger.of(MalformedCallEvent)))
+    detect_deployed(ledger, scenario, counts)
     return counts
+
+
+def detect_deployed(ledger: Ledger, scenario: Scenario, counts: Counts) -> None:
+    """How the deployable stack did, judged by the oracle (the scenario's subtasks and rules,
+    which the deployable tracker never saw).
+
+    A plan item is judged through the subtasks its text names (the matcher); an item that names
+    none cannot be judged and is left out of precision and recall. A tick is true when every
+    subtask the item names was already done by the oracle's rules at that call. A false block
+    refuses a claim while the oracle had every subtask done; its cost is the turns and tokens
+    from the first false block to the end.
+    """
+    values = counts.values
+    values["completion_loop_nudges"] = float(len(ledger.of(NudgeEvent)))
+    values["extensions"] = float(len(ledger.of(ExtensionEvent)))
+    plans = ledger.of(PlanEvent)
+    claims = ledger.of(ClaimEvent)
+    false = [c for c in claims if c.blocked and c.total and c.done == c.total]
+    values["false_blocks"] = float(len(false))
+    if false:
+        later = [t for t in ledger.of(AssistantEvent) if t.turn > false[0].turn]
+        values["false_block_turns"] = float(len(later))
+        values["false_block_tokens"] = float(sum(t.input_tokens + t.output_tokens for t in later))
+    if not plans:
+        return
+    named = {text: match_subtasks(text, scenario.subtasks) for text in plans[0].items}
+    values["plan_items"] = float(len(named))
+    done: set[str] = set()
+    ticked: set[str] = set()
+    for event in ledger.events:
+        if isinstance(event, TickEvent):
+            done.update(event.subtasks)
+        elif isinstance(event, PlanTickEvent):
+            for text in event.items:
+                values["plan_ticks"] += 1
+                ticked.add(text)
+                subtasks = named.get(text, [])
+                if not subtasks:
+                    continue
+                values["plan_judged_ticks"] += 1
+                if all(s.id in done for s in subtasks):
+                    values["plan_true_ticks"] += 1
+                else:
+                    counts.notes.append(f"plan tick: '{text}' ticked before its work was done")
+    for text, subtasks in named.items():
+        if subtasks and all(s.id in done for s in subtasks):
+            values["plan_done_items"] += 1
+            if text not in ticked:
+                counts.add("plan_missed_ticks", f"'{text}' was done but never ticked")
 
 
 def all_todo_tool_names() -> set[str]:

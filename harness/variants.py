@@ -25,6 +25,20 @@ PRODUCTS = ("cc-todowrite", "cc-tasks", "codex-plan", "inspect-todo_write")
 SETS = {"headline": HEADLINE, "products": PRODUCTS}
 
 
+#: the deployable stack of the second seed (`harness/heuristic.py`, `harness/agent.py`)
+STACK = ("heuristic", "completion-loop", "loop-controller")
+SWITCHES = ("inject", "gate", *STACK, "uncapped")
+#: `--variants seed-stack`: the oracle gate beside the deployable stack, piece by piece
+SEED_STACK = (
+    "L4-inject+gate",
+    "L4-inject+heuristic",
+    "L4-inject+completion-loop",
+    "L4-inject+loop-controller",
+    "L4-inject+heuristic+completion-loop+loop-controller",
+)
+SETS["seed-stack"] = SEED_STACK
+
+
 class Variant(BaseModel):
     """One design under test."""
 
@@ -32,7 +46,14 @@ class Variant(BaseModel):
 
     level: str  # L0..L3, or the name of a registered design (harness.designs)
     inject: bool = False
+    #: the oracle gate: subtasks and completion rules from the scenario file
     gate: bool = False
+    #: the deployable gate: subtasks from the agent's own first plan, ticked by keyword rules
+    heuristic: bool = False
+    #: an answer with no tool call and no work done does not end the run
+    completion_loop: bool = False
+    #: the turn budget extends, bounded, while subtasks progress
+    loop_controller: bool = False
     #: lift the demo's 20-item cap (for studies of long lists; not a design of its own)
     uncapped: bool = False
 
@@ -47,14 +68,23 @@ class Variant(BaseModel):
             name = "L4-inject"
         else:
             name = self.design + ("+inject" if self.inject else "")
-        return name + ("+gate" if self.gate else "") + ("+uncapped" if self.uncapped else "")
+        on = {
+            "gate": self.gate,
+            "heuristic": self.heuristic,
+            "completion-loop": self.completion_loop,
+            "loop-controller": self.loop_controller,
+            "uncapped": self.uncapped,
+        }
+        return name + "".join(f"+{switch}" for switch, set_ in on.items() if set_)
 
     @classmethod
     def parse(cls, name: str, inject: bool = False, gate: bool = False) -> Variant:
-        """Parse `L0-rewrite`, `L2`, `L4-inject+gate`, `L1+inject` and the like."""
+        """Parse `L0-rewrite`, `L2`, `L4-inject+gate`, `L1+inject`, `L4-inject+heuristic` and
+        the like."""
         parts = [p.strip() for p in name.strip().split("+")]
         head = re.match(r"^l([0-4])\b", parts[0].lower())
         flags = {p.lower() for p in parts[1:]}
+        unknown = flags - set(SWITCHES)
         if not head:
             from harness.designs import designs
 
@@ -63,31 +93,26 @@ class Variant(BaseModel):
                 raise ValueError(
                     f"unknown variant '{name}' (expected one of {', '.join(HEADLINE)} or a "
                     f"design: {', '.join(sorted(set(known) - set(LEVEL_NAMES.values())))}; "
-                    "optionally with +inject / +gate / +uncapped)"
+                    f"optionally with {' / '.join('+' + s for s in SWITCHES)})"
                 )
-            unknown = flags - {"inject", "gate", "uncapped"}
-            if unknown:
-                raise ValueError(
-                    f"unknown switch '{'+'.join(sorted(unknown))}' in variant '{name}'"
-                )
-            return cls(
-                level=parts[0],
-                inject=inject or "inject" in flags,
-                gate=gate or "gate" in flags,
-                uncapped="uncapped" in flags,
-            )
-        level = int(head.group(1))
-        unknown = flags - {"inject", "gate", "uncapped"}
+            level = parts[0]
+        else:
+            number = int(head.group(1))
+            level = "L3" if number == 4 else f"L{number}"
+            inject = inject or number == 4
         if unknown:
             raise ValueError(f"unknown switch '{'+'.join(sorted(unknown))}' in variant '{name}'")
-        uncapped = "uncapped" in flags
-        if level == 4:
-            return cls(level="L3", inject=True, gate=gate or "gate" in flags, uncapped=uncapped)
+        gate = gate or "gate" in flags
+        if gate and "heuristic" in flags:
+            raise ValueError(f"variant '{name}': +gate (oracle) and +heuristic are two gates")
         return cls(
-            level=f"L{level}",
+            level=level,
             inject=inject or "inject" in flags,
-            gate=gate or "gate" in flags,
-            uncapped=uncapped,
+            gate=gate,
+            heuristic="heuristic" in flags,
+            completion_loop="completion-loop" in flags,
+            loop_controller="loop-controller" in flags,
+            uncapped="uncapped" in flags,
         )
 
 
