@@ -15,7 +15,6 @@ from inspect_ai.tool import ToolInfo
 
 from harness.agent import MAX_EXTENSIONS, MAX_NUDGES, MIN_EXTENSION
 from harness.heuristic import HeuristicTracker, load_table, named_files
-from harness.ledger import ExtensionEvent, NudgeEvent, PlanTickEvent
 from harness.task import build_task
 from tests.scripted import run_episode, scores_of, turn, turns_so_far
 
@@ -182,4 +181,3 @@ def test_loop_controller_extends_only_while_progressing_and_boundedly(
         assert ledger["turns"] == budget + MAX_EXTENSIONS * step
     else:
         assert extensions == [] and ledger["turns"] == budget
-    assert NudgeEvent and ExtensionEvent and PlanTickEvent  # the ledger's own types

@@ -48,7 +48,7 @@ def run_all(
     return logs
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_oracle_is_perfect_on_every_variant_and_scenario(tmp_path: Path) -> None:
     for log in run_all("sim/oracle", tmp_path, variants=(*HEADLINE, *PRODUCTS)):
         for sample in log.samples or []:
@@ -88,7 +88,7 @@ def injected_faults(sample: EvalSample) -> tuple[Counter[str], Counter[str]]:
     return injected, scored
 
 
-@pytest.mark.slow
+@pytest.mark.heavy
 def test_scorers_count_exactly_the_injected_faults_that_reached_the_store(tmp_path: Path) -> None:
     """Per episode, over 5 seeds x every shipped scenario x every headline variant."""
     totals: Counter[str] = Counter()

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Regenerate every committed simulated-agent result with the code as it stands (a test fails when
+# results/latest was made by other code). About 20 minutes on 2 cores. Run from the repository.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+make install >/dev/null
+TB=.venv/bin/todo-bench
+RUN=(--model sim/sloppy --seed 0 --display none)
+
+rm -rf results/runs/sim_sloppy-s0-e3-*
+$TB run "${RUN[@]}" --variants headline --epochs 3 >/dev/null          # make bench
+cp results/latest/summary.json results/baseline/summary.json          # the regression baseline
+$TB report results/latest
+$TB run "${RUN[@]}" --variants products --epochs 3 --out results/products --fresh >/dev/null
+$TB report results/products
+hard=headline,$(for v in L0-rewrite L1-textlock L2-whitelist L3-granular L4-inject L4-inject+gate; do
+  printf '%s+uncapped,' "$v"; done)
+$TB run "${RUN[@]}" --variants "${hard%,}" --scenarios hard --epochs 2 --out results/hard --fresh >/dev/null
+$TB report results/hard
+$TB run "${RUN[@]}" --variants seed-stack --epochs 3 --out results/seed-stack --fresh >/dev/null
+$TB gate-accuracy results/seed-stack > results/seed-stack/gate-accuracy.md
+$TB gate-accuracy results/seed-stack --by-scenario > results/seed-stack/gate-accuracy-by-scenario.md
+$TB run "${RUN[@]}" --variants seed-stack --scenarios hard --epochs 2 --out results/seed-stack-hard \
+  --fresh >/dev/null
+$TB gate-accuracy results/seed-stack-hard > results/seed-stack-hard/gate-accuracy.md
+.venv/bin/python scripts/scaling.py >/dev/null
+if command -v chromium >/dev/null; then
+  chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,2600 \
+    --screenshot=results/latest/leaderboard.png "file://$PWD/results/latest/leaderboard.html" \
+    >/dev/null 2>&1
+fi
+echo "regenerated; now paste results/latest/leaderboard.md into the README's leaderboard block"
