@@ -163,7 +163,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _claim_run_dir(run_dir, model, labels, args.seed, args.epochs, origin)
     log_dir = run_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
-    if args.workers > 1 and len(variants) > 1 and args.display != runner.OWN_DISPLAY:
+    if args.workers > 1 and len(variants) > 1 and args.display not in (runner.OWN_DISPLAY, "none"):
         print(
             f"todo-bench: {args.workers} worker processes; inspect's display shown for the first",
             file=sys.stderr,
