@@ -112,7 +112,8 @@ curl -sf "http://127.0.0.1:$PORT/health" >/dev/null || { echo "server not ready 
 curl -sf -m 300 "http://127.0.0.1:$PORT/v1/chat/completions" -H 'Content-Type: application/json' \
   -d '{"messages":[{"role":"user","content":"Say ok."}],"max_tokens":4}' >/dev/null \
   || { echo "server did not answer its first request; see $WORK/server-$ALIAS.log"; exit 1; }
-echo "server answers; its CPU features: $(grep -m1 -o 'system_info:.*' "$WORK/server-$ALIAS.log" | cut -c1-200)"
+echo "server answers; built for: $(grep -ohE '^GGML_(NATIVE|AVX|AVX2|AVX512|FMA|F16C):BOOL=[A-Z]+' \
+  "$(dirname "$(dirname "$LLAMA_SERVER")")/CMakeCache.txt" 2>/dev/null | sed 's/:BOOL//' | tr '\n' ' ')"
 
 export LOCAL_BASE_URL="http://127.0.0.1:$PORT/v1" LOCAL_API_KEY=none
 if [ -n "${SERVE_ONLY:-}" ]; then

@@ -69,8 +69,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             except OSError:
                 time.sleep(1)
         _answers_a_first_request(base)
-        features = re.search(r"system_info:.*", log_path.read_text(errors="replace"))
-        print(f"llama-server CPU features: {features.group(0) if features else 'not logged'}")
+        cache = SERVER.parent.parent / "CMakeCache.txt"
+        flags = re.findall(
+            r"^GGML_(?:NATIVE|AVX|AVX2|AVX512|FMA|F16C):BOOL=\w+",
+            cache.read_text() if cache.is_file() else "",
+            re.M,
+        )
+        print(f"llama-server built for: {' '.join(flags) or 'unknown (no CMakeCache.txt)'}")
         os.environ["LOCAL_BASE_URL"], os.environ["LOCAL_API_KEY"] = base, "none"
         yield "recover/openai-api/local/qwen0.5b"
     finally:

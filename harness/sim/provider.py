@@ -8,7 +8,7 @@ import math
 import random
 from typing import Any
 
-from inspect_ai.log._samples import ActiveSample, sample_active
+from inspect_ai.log._samples import ActiveSample, active_samples, sample_active
 from inspect_ai.model import (
     ChatCompletionChoice,
     ChatMessage,
@@ -82,6 +82,8 @@ class SimModel(ModelAPI):
             )
         epoch = active.epoch if active else 1
         key = active.id if active else f"{scenario.id}-{epoch}"
+        if key not in self.memories:
+            self._forget_finished()
         memory = self.memories.setdefault(key, Memory(scenario=scenario))
         memory.calls += 1
         rng = random.Random(
@@ -113,6 +115,12 @@ class SimModel(ModelAPI):
             metadata={"sim_faults": faults} if faults else None,
         )
         return self._output(message, input, tools)
+
+    def _forget_finished(self) -> None:
+        """Drop the memories of samples that have ended, so a long run does not grow."""
+        live = {sample.id for sample in active_samples()}
+        for key in [k for k in self.memories if k not in live]:
+            del self.memories[key]
 
     def _scenario(self, input: list[ChatMessage], active: ActiveSample | None) -> Scenario | None:
         """The scenario travels with the sample (read once per episode); the prompt lookup in
