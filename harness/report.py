@@ -7,6 +7,7 @@ complete, so a partial or stale run is never published as a whole one.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
@@ -258,4 +259,11 @@ def write_summary(summary: Summary, path: Path) -> None:
 
 
 def read_summary(path: Path) -> Summary:
-    return Summary.model_validate_json(path.read_text(encoding="utf-8"))
+    """A summary.json; NaN and infinities are refused (JSON has no such numbers, and a
+    comparison against one would pass whatever the other side says)."""
+
+    def refuse(constant: str) -> float:
+        raise ValueError(f"{constant} where a number belongs")
+
+    data = json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse)
+    return Summary.model_validate(data)

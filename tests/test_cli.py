@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,7 @@ def test_bad_input_is_one_line(
         (["report", "{other}"], "not a todo-bench summary of schema version"),
         (["leaderboard", "{corrupt}"], "not a todo-bench summary"),
         (["compare", "{other}", "{corrupt}"], "not a todo-bench summary"),
+        (["compare", "{nan}", "{nan}"], "NaN where a number belongs"),
         (["calibrate", "{file}"], "not a run folder"),
         (["scenarios", "validate", "{tmp}/nothing.yaml"], ""),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
@@ -86,7 +88,12 @@ def test_every_bad_argument_or_path_is_one_line_and_exit_2(
     (tmp_path / "corrupt" / "summary.json").write_text('{"schema_version": 3')
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "summary.json").write_text('{"schema_version": 99}')
+    baseline = json.loads(Path("results/baseline/summary.json").read_text())
+    baseline["variants"][0]["metrics"]["task_success"]["mean"] = float("nan")
+    (tmp_path / "nan").mkdir()
+    (tmp_path / "nan" / "summary.json").write_text(json.dumps(baseline))
     places = {
+        "nan": str(tmp_path / "nan"),
         "file": str(tmp_path / "a-file"),
         "tmp": str(tmp_path),
         "corrupt": str(tmp_path / "corrupt"),
