@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -616,12 +616,15 @@ def _first_error(error: ValidationError | ValueError) -> str:
     return f"field '{_field_path(first['loc'])}': {first['msg'].removeprefix('Value error, ')}"
 
 
-def load_scenarios(directory: Path = SCENARIO_DIR) -> list[Scenario]:
-    """Every scenario in a directory (generated families expanded), sorted by file."""
+def load_scenarios(
+    directory: Path = SCENARIO_DIR, load: Callable[[Path], list[Scenario]] = load_file
+) -> list[Scenario]:
+    """Every scenario in a directory (generated families expanded), sorted by file; `load`
+    reads one file (`scenario_check.load_verified` also replays its reference)."""
     paths = sorted(directory.glob("*.yaml"))
     if not paths:
         raise ScenarioError(f"{directory}: no *.yaml scenario files found")
-    loaded = [(p, s) for p in paths for s in load_file(p)]
+    loaded = [(p, s) for p in paths for s in load(p)]
     check_unique_prompts(loaded)
     return [s for _, s in loaded]
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from harness.checks import run_checks
 from harness.matcher import matches
-from harness.scenario import Scenario, ScenarioError, Step, check_unique_prompts, load_file
+from harness.scenario import Scenario, ScenarioError, Step, load_file, load_scenarios
 from harness.tracker import TaskStateTracker
 from harness.workspace import Workspace, WorkspaceError
 
@@ -279,9 +279,4 @@ def load_verified(path: Path) -> list[Scenario]:
 
 def load_verified_dir(directory: Path) -> list[Scenario]:
     """Every scenario of a folder, verified as `load_verified` does (what `run` loads)."""
-    files = sorted(directory.glob("*.yaml"))
-    if not files:
-        raise ScenarioError(f"{directory}: no *.yaml scenario files found")
-    loaded = [(p, s) for p in files for s in load_verified(p)]
-    check_unique_prompts(loaded)
-    return [s for _, s in loaded]
+    return load_scenarios(directory, load_verified)
