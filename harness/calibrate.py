@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from harness.agent import EpisodeRecord
 from harness.audit.model import AuditReport
 from harness.ledger import ClaimEvent, Ledger, TodoEvent, WorkspaceEvent
 from harness.sim.profiles import Profile, load_profile
@@ -39,7 +40,7 @@ def tally(run_dir: Path) -> tuple[Counter[str], str]:
             if score is None or not isinstance(score.value, dict) or not score.metadata:
                 continue
             values: dict[str, Any] = score.value
-            ledger = Ledger.model_validate(score.metadata["ledger"])
+            ledger = Ledger.model_validate(sample.store_as(EpisodeRecord).ledger)
             for key in (
                 "dropped_todos",
                 "lost_history",

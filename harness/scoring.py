@@ -387,7 +387,7 @@ def todo_scorer() -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         scenario = scenario_of(state)
-        ledger, checks, final_files, snapshot = take_record(state)
+        ledger, checks, _, snapshot = take_record(state)
         counts = detect(ledger, scenario, checks)
         blocked = int(counts.values["blocked_completions"])
         return Score(
@@ -401,8 +401,8 @@ def todo_scorer() -> Scorer:
                 "completion_blocked": blocked > 0,
                 "checks": [c.model_dump() for c in checks],
                 "findings": counts.notes,
-                "final_files": final_files,
-                "ledger": ledger.model_dump(mode="json"),
+                # the ledger and the final files are in the sample's store (EpisodeRecord)
+                # already: copied here they doubled every log and its write time
             },
         )
 

@@ -13,7 +13,7 @@ from inspect_ai import eval
 from inspect_ai.model import ChatMessage, get_model
 from inspect_ai.tool import ToolInfo
 
-from harness.agent import MAX_EXTENSIONS, MAX_NUDGES, MIN_EXTENSION
+from harness.agent import MAX_EXTENSIONS, MAX_NUDGES, MIN_EXTENSION, EpisodeRecord
 from harness.heuristic import HeuristicTracker, load_table, named_files
 from harness.task import build_task
 from tests.scripted import run_episode, scores_of, turn, turns_so_far
@@ -118,7 +118,7 @@ def test_the_heuristic_gate_never_reads_the_scenarios_subtasks(tmp_path: Path) -
             log_dir=str(tmp_path / f"logs-{name}"),
         )
         assert log.samples
-        ledger = log.samples[0].scores["todo_scorer"].metadata["ledger"]  # type: ignore[index]
+        ledger = log.samples[0].store_as(EpisodeRecord).ledger
         results.append(
             [
                 (e["kind"], e.get("items"), e.get("blocked"), e.get("reason"))
@@ -171,7 +171,7 @@ def test_loop_controller_extends_only_while_progressing_and_boundedly(
 ) -> None:
     variant = "L4-inject+heuristic+loop-controller+uncapped"
     sample = run_episode(agent, tmp_path, "main_and_test", variant)
-    ledger = sample.scores["todo_scorer"].metadata["ledger"]  # type: ignore[index]
+    ledger = sample.store_as(EpisodeRecord).ledger
     extensions = [e for e in ledger["events"] if e["kind"] == "extension"]
     budget = 20  # main_and_test's max_turns
     step = max(MIN_EXTENSION, budget // 4)

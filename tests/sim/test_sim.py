@@ -11,6 +11,7 @@ from inspect_ai import eval
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample
 
+from harness.agent import EpisodeRecord
 from harness.scoring import COST_METRICS
 from harness.sim.profiles import ProfileError, load_profile
 from harness.task import build_task
@@ -73,7 +74,7 @@ def injected_faults(sample: EvalSample) -> tuple[Counter[str], Counter[str]]:
     assert isinstance(score.value, dict) and score.metadata
     accepted = {
         e["call_id"]
-        for e in score.metadata["ledger"]["events"]
+        for e in sample.store_as(EpisodeRecord).ledger["events"]
         if e["kind"] == "todo" and e["accepted"]
     }
     injected: Counter[str] = Counter()
