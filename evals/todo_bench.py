@@ -22,6 +22,7 @@ def todo_bench(
     scenario_dir: str | None = None,
     max_turns: int | None = None,
     designs: str | None = None,
+    heuristic_rules: str | None = None,
 ) -> Task:
     """Run every selected scenario under one todo design.
 
@@ -34,5 +35,8 @@ def todo_bench(
         scenario_dir: Directory of scenario YAML files (default: the shipped suite).
         max_turns: Cap on every scenario's turn budget (slow real models).
         designs: Comma-separated `module:Class` designs to register (your own todo designs).
+        heuristic_rules: Keyword table of the +heuristic gate (default: the seed's).
     """
-    return build_task(variant, inject, gate, scenarios, scenario_dir, max_turns, designs)
+    return build_task(
+        variant, inject, gate, scenarios, scenario_dir, max_turns, designs, heuristic_rules
+    )

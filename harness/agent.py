@@ -27,7 +27,7 @@ from harness.checks import CheckResult, run_checks
 from harness.compaction import compact
 from harness.designs import designs
 from harness.ending import classify_ending
-from harness.heuristic import HeuristicTracker
+from harness.heuristic import HeuristicTracker, KeywordTable
 from harness.ledger import (
     AssistantEvent,
     ClaimEvent,
@@ -90,7 +90,7 @@ def scenario_of(state: TaskState) -> Scenario:
 
 
 @solver
-def todo_agent(variant: Variant) -> Solver:
+def todo_agent(variant: Variant, rules: KeywordTable | None = None) -> Solver:
     """Run one scenario under one variant; the ledger and workspace go to the sample store."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -102,7 +102,7 @@ def todo_agent(variant: Variant) -> Solver:
             ledger=Ledger(scenario=scenario.id, variant=variant.label),
             tracker=TaskStateTracker(scenario, workspace),
         )
-        loop = _Loop(variant, scenario, episode, list(state.messages))
+        loop = _Loop(variant, scenario, episode, list(state.messages), rules)
         try:
             await loop.run()
         finally:
@@ -133,9 +133,15 @@ def _prompt_tokens(usage: ModelUsage | None) -> int:
 
 class _Loop:
     def __init__(
-        self, variant: Variant, scenario: Scenario, episode: Episode, history: list[ChatMessage]
+        self,
+        variant: Variant,
+        scenario: Scenario,
+        episode: Episode,
+        history: list[ChatMessage],
+        rules: KeywordTable | None = None,
     ) -> None:
         self.variant = variant
+        self.rules = rules
         self.scenario = scenario
         self.episode = episode
         self.history: list[ChatMessage] = [
@@ -235,7 +241,7 @@ class _Loop:
         texts = [item.text for item in self.episode.store.items]
         if not texts:
             return
-        self.deployed = HeuristicTracker(texts)
+        self.deployed = HeuristicTracker(texts, self.rules)
         self.ledger.events.append(PlanEvent(turn=turn, items=texts))
         transcript().info(
             {"event": "task_state_init", "state": self.deployed.summary(), "gate": "heuristic"},

@@ -141,6 +141,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--prices {args.prices}: not a readable price table ({detail})"
         ) from error
+    if args.heuristic_rules:
+        from harness.heuristic import load_table
+
+        load_table(Path(args.heuristic_rules))  # a broken table is one line now, not per worker
     labels = [v.label for v in variants]
     origin = provenance(scenarios)
     run_dir = (
@@ -199,6 +203,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         retry_attempts=args.retry_attempts,
         max_samples=args.max_samples,
         designs=args.design,
+        heuristic_rules=args.heuristic_rules,
     )
     total = len(variants) * len(scenarios) * args.epochs
     with RunProgress(
@@ -532,6 +537,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--inject", action="store_true", help="inject the list into every prompt")
     run.add_argument("--out", help="run folder (default results/runs/<run-id>; rerun to resume)")
     run.add_argument("--prices", default=str(PRICES), help="price table (USD per 1M tokens)")
+    run.add_argument(
+        "--heuristic-rules",
+        default=None,
+        metavar="FILE",
+        help="keyword table of the +heuristic gate (default: harness/heuristic_rules.yaml)",
+    )
     run.add_argument("--fresh", action="store_true", help="discard an earlier run in the folder")
     run.add_argument(
         "--max-retries", type=_non_negative, default=3, help="model API retries per call"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness import paths
 
@@ -60,7 +60,17 @@ class KeywordTable(BaseModel):
 
 @cache
 def load_table(path: Path = RULES) -> KeywordTable:
-    return KeywordTable.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    """A keyword table file; a broken one is a ValueError naming the file and the field."""
+    try:
+        return KeywordTable.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read the keyword table ({error.strerror})") from error
+    except yaml.YAMLError as error:
+        raise ValueError(f"{path}: not YAML ({str(error).splitlines()[0]})") from error
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"{path}: field '{field}': {first['msg']}") from error
 
 
 def named_files(text: str) -> list[str]:

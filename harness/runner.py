@@ -42,6 +42,7 @@ class RunPlan(BaseModel):
     retry_attempts: int
     max_samples: int | None = None
     designs: list[str] = []  # `module:Class` designs each worker registers
+    heuristic_rules: str | None = None  # keyword table of the +heuristic gate
 
 
 def log_dir_for(plan: RunPlan, variant: Variant) -> Path:
@@ -60,6 +61,7 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
         "scenario_dir": plan.scenario_dir,
         "max_turns": plan.max_turns,
         "designs": ",".join(plan.designs) or None,
+        "heuristic_rules": plan.heuristic_rules,
     }
     success, _ = eval_set(
         [eval_entry()(**task_args)],

@@ -12,6 +12,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from harness import prompts
 from harness.agent import todo_agent
 from harness.designs import load as load_design
+from harness.heuristic import load_table
 from harness.scenario import SCENARIO_DIR, Scenario, load_scenarios, select
 from harness.scoring import todo_scorer
 from harness.variants import Variant
@@ -32,7 +33,7 @@ def scenario_samples(scenarios: list[Scenario]) -> MemoryDataset:
 
 
 #: 2: metric-truth fixes (endings, matcher, sanctions, state-based rules); record in the store
-TASK_VERSION = 2
+TASK_VERSION = 3
 EVAL_FILE = Path(__file__).resolve().parent.parent / "evals" / "todo_bench.py"
 
 
@@ -55,6 +56,7 @@ def build_task(
     scenario_dir: str | None = None,
     max_turns: int | None = None,
     designs: str | None = None,
+    heuristic_rules: str | None = None,
 ) -> Task:
     """Run every selected scenario under one todo design.
 
@@ -66,6 +68,7 @@ def build_task(
         scenario_dir: Directory of scenario YAML files (default: the shipped suite).
         max_turns: Cap on every scenario's turn budget (slow real models).
         designs: Comma-separated `module:Class` designs to register before `variant` is read.
+        heuristic_rules: A keyword table for the +heuristic gate (default: the seed's table).
     """
     for spec in (designs or "").split(","):
         if spec.strip():
@@ -76,7 +79,7 @@ def build_task(
         pool = [s.model_copy(update={"max_turns": min(s.max_turns, max_turns)}) for s in pool]
     return Task(
         dataset=scenario_samples(select(pool, scenarios)),
-        solver=todo_agent(chosen),
+        solver=todo_agent(chosen, load_table(Path(heuristic_rules)) if heuristic_rules else None),
         scorer=todo_scorer(),
         name="todo_bench",
         # bump when scoring changes, so logs scored differently are told apart

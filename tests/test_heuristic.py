@@ -181,3 +181,29 @@ def test_loop_controller_extends_only_while_progressing_and_boundedly(
         assert ledger["turns"] == budget + MAX_EXTENSIONS * step
     else:
         assert extensions == [] and ledger["turns"] == budget
+
+
+def test_another_keyword_table_is_data(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(
+        "rules:\n  - {name: upper, keywords: [uppercase], tools: [write_file]}\n", "utf-8"
+    )
+    tracker = HeuristicTracker(["Uppercase note_01.txt into out/"], load_table(rules))
+    assert tracker.observe("write_file", {"path": "out/note_01.txt", "content": "X"}, ok=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("rules: [{name: x}]\n", "field 'rules.0.keywords'"), ("rules: [\n", "not YAML")],
+)
+def test_a_broken_keyword_table_is_one_line(
+    text: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness.cli import main
+
+    rules = tmp_path / "rules.yaml"
+    rules.write_text(text, "utf-8")
+    args = ["run", "--variants", "L4-inject+heuristic", "--heuristic-rules", str(rules)]
+    assert main([*args, "--out", str(tmp_path / "out")]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert message in line and str(rules) in line
