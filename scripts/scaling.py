@@ -1,7 +1,7 @@
 """Cost against list length: a generated per-file family (n = 5 ... 100 todos) under each design,
 capped and uncapped, on the simulated agent; fitted slopes, a table and a plot in results/scaling/.
 
-Run with `make scaling` (about 10 minutes on 2 cores), or `python scripts/scaling.py --model M`
+Run with `make scaling` (a few minutes on 2 cores; `sim/oracle` by default), or `python scripts/scaling.py --model M`
 for another model (`--sizes 5,10` keeps a slow local model's run short). Every number comes
 from the run's summary.json (the harness's own ledger), never from the model.
 """
@@ -128,7 +128,9 @@ def plot(frame: pd.DataFrame, path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--model", default="sim/sloppy")
+    # the fault-free simulated agent: a fallible one quits long lists early (a false "done"),
+    # and the curve would then measure when it quits rather than what each design costs
+    parser.add_argument("--model", default="sim/oracle")
     parser.add_argument("--sizes", default="5,10,20,50,100")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--out", default=str(OUT))
