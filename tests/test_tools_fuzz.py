@@ -233,8 +233,8 @@ def fuzz(
 
 @pytest.mark.parametrize("design", DESIGNS)
 def test_no_call_kills_an_episode_or_half_updates_a_store(design: str, tmp_path: Path) -> None:
-    seen = fuzz(design, tmp_path, examples=40, via_inspect=False)
-    seen += fuzz(design, tmp_path, examples=10, via_inspect=True)
+    seen = fuzz(design, tmp_path, examples=25, via_inspect=False)
+    seen += fuzz(design, tmp_path, examples=8, via_inspect=True)
     assert set(seen) == set(tool_names(design) + WORKSPACE)
 
 
