@@ -1,9 +1,10 @@
 """Cost against list length: a generated per-file family (n = 5 ... 100 todos) under each design,
 capped and uncapped, on the simulated agent; fitted slopes, a table and a plot in results/scaling/.
 
-Run with `make scaling` (a few minutes on 2 cores; `sim/oracle` by default), or `python scripts/scaling.py --model M`
-for another model (`--sizes 5,10` keeps a slow local model's run short). Every number comes
-from the run's summary.json (the harness's own ledger), never from the model.
+Run with `make scaling` (a few minutes on 2 cores; `sim/oracle` by default), or
+`python scripts/scaling.py --model M` for another model (`--sizes 5,10` keeps a slow local
+model's run short). Every number comes from the run's summary.json (the harness's own ledger),
+never from the model.
 """
 
 from __future__ import annotations
