@@ -284,10 +284,16 @@ def _inspect(path: Path) -> list[Session]:
         log = read_eval_log(str(path))
     except Exception as error:  # inspect raises several types for a file that is not a log
         raise AuditError(f"not a readable inspect log: {error}") from error
+    from harness.agent import EpisodeRecord
+
     sessions: list[Session] = []
     for sample in log.samples or []:
+        # the episode record is in the sample store; logs made before 2026-12 kept a copy of
+        # the ledger in the score metadata instead
         score = (sample.scores or {}).get("todo_scorer")
-        ledger = (score.metadata or {}).get("ledger") if score else None
+        ledger = sample.store_as(EpisodeRecord).ledger or (
+            (score.metadata or {}).get("ledger") if score else None
+        )
         if not ledger:
             continue
         sessions.append((f"{sample.id}#{sample.epoch}", list(_ledger_events(ledger))))
