@@ -51,7 +51,7 @@ def test_the_wheel_ships_the_scenarios_and_the_inspect_package(wheel: Path) -> N
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {f"harness/scenarios/{s}.yaml" for s in SHIPPED} <= names
     assert {"todo_bench/todo_bench.py", "todo_bench/README.md", "todo_bench/listing.yaml"} <= names
-    assert "harness/prices.yaml" in names and "harness/py.typed" in names
+    assert {"harness/prices.yaml", "harness/py.typed", "harness/heuristic_rules.yaml"} <= names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "todo_bench = todo_bench.todo_bench" in text
