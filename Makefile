@@ -42,7 +42,7 @@ test: lint
 	$(BIN)/pytest -m "not realmodel and not heavy" -q
 
 # the minutes-long suites: 2,000 fuzzed calls per tool, kill-and-resume, the wheel in a fresh
-# venv, the browser and LaTeX checks (.ci/run runs this after make test)
+# venv, the browser and LaTeX checks (.ci/run runs the last three; the rest is run by hand)
 test-slow: $(STAMP)
 	$(BIN)/pytest -m "heavy" -q
 
