@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from inspect_ai.log import transcript
 from inspect_ai.model import (
@@ -12,6 +12,7 @@ from inspect_ai.model import (
     ChatMessageSystem,
     ChatMessageTool,
     ChatMessageUser,
+    Model,
     ModelOutput,
     ModelUsage,
     execute_tools,
@@ -42,6 +43,7 @@ from harness.ledger import (
     TodoEvent,
     WorkspaceEvent,
 )
+from harness.planner import intent_plan
 from harness.recover import RECOVERED
 from harness.scenario import Scenario, UserTurn
 from harness.todo import render
@@ -191,6 +193,8 @@ class _Loop:
             source="task_state_tracker",
         )
         model = get_model()
+        if self.variant.planner:
+            await self._intent_plan(model)
         blocked_last = False
         budget, turn, progress = self.scenario.max_turns, 0, 0
         while True:
@@ -234,17 +238,37 @@ class _Loop:
         self.ledger.events.append(ExtensionEvent(turn=turn - 1, budget=budget))
         return budget, ticked
 
+    async def _intent_plan(self, model: Model) -> None:
+        """+planner: one structured-output call plans the request before the first turn."""
+        request = next((m.text for m in self.history if isinstance(m, ChatMessageUser)), "")
+        event = await intent_plan(model, request)
+        self.ledger.events.append(event)
+        if event.items:
+            self._deploy(0, event.items, "planner")
+        else:
+            transcript().info(
+                {"event": "intent_planner_failed", "error": event.error}, source="intent_planner"
+            )
+
     def _plan(self, turn: int) -> None:
-        """+heuristic: the agent's first non-empty todo list becomes the deployed plan."""
+        """+heuristic: without a planner's plan, the agent's first non-empty todo list becomes
+        the deployed plan."""
         if not self.variant.heuristic or self.deployed is not None:
             return
         texts = [item.text for item in self.episode.store.items]
-        if not texts:
-            return
+        if texts:
+            self._deploy(turn, texts, "todo_list")
+
+    def _deploy(self, turn: int, texts: list[str], source: Literal["todo_list", "planner"]) -> None:
         self.deployed = HeuristicTracker(texts, self.rules)
-        self.ledger.events.append(PlanEvent(turn=turn, items=texts))
+        self.ledger.events.append(PlanEvent(turn=turn, items=texts, source=source))
         transcript().info(
-            {"event": "task_state_init", "state": self.deployed.summary(), "gate": "heuristic"},
+            {
+                "event": "task_state_init",
+                "state": self.deployed.summary(),
+                "gate": "heuristic",
+                "plan": source,
+            },
             source="task_state_tracker",
         )
 

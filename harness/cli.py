@@ -323,6 +323,17 @@ def cmd_gate_accuracy(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_factorial(args: argparse.Namespace) -> int:
+    from harness.factorial import effects_table, main_effects
+
+    try:
+        effects = main_effects(_read(args.run), [m.strip() for m in args.metrics.split(",")])
+    except ValueError as error:
+        raise UsageError(f"{args.run}: {error}") from error
+    print(effects_table(effects))
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     run_dir = Path(args.run)
     summary = _read(args.run)
@@ -598,6 +609,19 @@ def build_parser() -> argparse.ArgumentParser:
     acc.add_argument("run", help="run folder or summary.json")
     acc.add_argument("--by-scenario", action="store_true", help="one row per variant x scenario")
     acc.set_defaults(func=cmd_gate_accuracy)
+
+    fac = sub.add_parser(
+        "factorial",
+        help="the main effect of each switch (+heuristic, +planner, ...) on a run of "
+        "--variants seed-factorial, clustered by scenario",
+    )
+    fac.add_argument("run", help="run folder or summary.json")
+    fac.add_argument(
+        "--metrics",
+        default="task_success,false_completion,blocked_completions,false_blocks,turns,input_tokens",
+        help="comma-separated metrics (summary.json names)",
+    )
+    fac.set_defaults(func=cmd_factorial)
 
     board = sub.add_parser("leaderboard", help="print a run's leaderboard")
     board.add_argument("run", help="run folder or summary.json")

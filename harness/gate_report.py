@@ -7,7 +7,8 @@ Per variant (and per scenario with `--by-scenario`), from a run's summary.json:
 - false blocks: refused claims while the oracle had every subtask done, per episode, and the
   turns and tokens spent from the first one to the end;
 - missed false completions: claims it let through while an outcome check failed, per episode;
-- the stack's own counts: CompletionLoop nudges and LoopController extensions per episode.
+- the stack's own counts: CompletionLoop nudges and LoopController extensions per episode, the
+  IntentPlanner's tokens per episode and the episodes where it gave no usable plan.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ HEADERS = [
     "missed false completions / ep",
     "nudges / ep",
     "extensions / ep",
+    "planner tok / ep",
+    "planner failed",
 ]
 
 
@@ -61,6 +64,8 @@ def row(label: str, episodes: Iterable[EpisodeScores]) -> list[str]:
         f"{total['false_completion'] / n:.2f}",
         f"{total['completion_loop_nudges'] / n:.2f}",
         f"{total['extensions'] / n:.2f}",
+        f"{total['planner_tokens'] / n:.0f}",
+        f"{total['planner_failed']:.0f}/{n}",
     ]
 
 

@@ -109,11 +109,23 @@ class CompactionEvent(BaseModel):
 
 
 class PlanEvent(BaseModel):
-    """The deployable gate took the agent's first todo list as its plan."""
+    """The deployable gate took a plan: the agent's first todo list, or the IntentPlanner's."""
 
     kind: Literal["plan"] = "plan"
     turn: int
     items: list[str]
+    source: Literal["todo_list", "planner"] = "todo_list"
+
+
+class PlannerEvent(BaseModel):
+    """The IntentPlanner's call (before the first turn): its plan, or why it gave none."""
+
+    kind: Literal["planner"] = "planner"
+    turn: int = 0
+    items: list[str] = Field(default_factory=list)
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
 
 
 class PlanTickEvent(BaseModel):
@@ -142,6 +154,7 @@ class ExtensionEvent(BaseModel):
 
 Event = (
     PlanEvent
+    | PlannerEvent
     | PlanTickEvent
     | NudgeEvent
     | ExtensionEvent

@@ -24,6 +24,12 @@ NO_PLAN_BLOCKED = (
     "todo list, then do each item with the tools."
 )
 
+PLANNER = (
+    "You plan work for a coding agent. Split the user's request into the concrete subtasks "
+    "needed to finish it, in order, one short imperative line each. Do not do the work. Reply "
+    'with JSON only: {"subtasks": ["first subtask", "second subtask"]}'
+)
+
 NOTHING_DONE = (
     "You have not used any tool yet, so nothing has been done. Do the task with the tools "
     "before you answer."

@@ -20,6 +20,7 @@ from harness.ledger import (
     MalformedCallEvent,
     NudgeEvent,
     PlanEvent,
+    PlannerEvent,
     PlanTickEvent,
     TickEvent,
     TodoEvent,
@@ -71,6 +72,9 @@ METRICS = (
     "false_block_tokens",
     "completion_loop_nudges",
     "extensions",
+    # +planner: the IntentPlanner call's tokens (also in input/output tokens), and no usable plan
+    "planner_tokens",
+    "planner_failed",
 )
 #: what an episode cost rather than what went wrong
 COST_METRICS = (
@@ -337,6 +341,11 @@ def detect_deployed(ledger: Ledger, scenario: Scenario, counts: Counts) -> None:
     values = counts.values
     values["completion_loop_nudges"] = float(len(ledger.of(NudgeEvent)))
     values["extensions"] = float(len(ledger.of(ExtensionEvent)))
+    for call in ledger.of(PlannerEvent):
+        values["planner_tokens"] += call.input_tokens + call.output_tokens
+        values["input_tokens"] += call.input_tokens
+        values["output_tokens"] += call.output_tokens
+        values["planner_failed"] += float(not call.items)
     plans = ledger.of(PlanEvent)
     claims = ledger.of(ClaimEvent)
     false = [c for c in claims if c.blocked and c.total and c.done == c.total]

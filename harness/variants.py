@@ -26,17 +26,29 @@ SETS = {"headline": HEADLINE, "products": PRODUCTS}
 
 
 #: the deployable stack of the second seed (`harness/heuristic.py`, `harness/agent.py`)
-STACK = ("heuristic", "completion-loop", "loop-controller")
+STACK = ("heuristic", "planner", "completion-loop", "loop-controller")
 SWITCHES = ("inject", "gate", *STACK, "uncapped")
 #: `--variants seed-stack`: the oracle gate beside the deployable stack, piece by piece
 SEED_STACK = (
     "L4-inject+gate",
     "L4-inject+heuristic",
+    "L4-inject+heuristic+planner",
     "L4-inject+completion-loop",
     "L4-inject+loop-controller",
     "L4-inject+heuristic+completion-loop+loop-controller",
+    "L4-inject+heuristic+planner+completion-loop+loop-controller",
 )
 SETS["seed-stack"] = SEED_STACK
+#: `--variants seed-factorial`: every combination of the stack's switches on L4-inject (the
+#: planner only with the heuristic gate it feeds), 12 variants
+SEED_FACTORIAL = tuple(
+    "L4-inject" + "".join(f"+{s}" for s in on)
+    for gate in ((), ("heuristic",), ("heuristic", "planner"))
+    for loop in ((), ("completion-loop",))
+    for controller in ((), ("loop-controller",))
+    for on in [(*gate, *loop, *controller)]
+)
+SETS["seed-factorial"] = SEED_FACTORIAL
 
 
 class Variant(BaseModel):
@@ -50,6 +62,8 @@ class Variant(BaseModel):
     gate: bool = False
     #: the deployable gate: subtasks from the agent's own first plan, ticked by keyword rules
     heuristic: bool = False
+    #: IntentPlanner: the deployable gate's plan comes from one structured-output call first
+    planner: bool = False
     #: an answer with no tool call and no work done does not end the run
     completion_loop: bool = False
     #: the turn budget extends, bounded, while subtasks progress
@@ -71,6 +85,7 @@ class Variant(BaseModel):
         on = {
             "gate": self.gate,
             "heuristic": self.heuristic,
+            "planner": self.planner,
             "completion-loop": self.completion_loop,
             "loop-controller": self.loop_controller,
             "uncapped": self.uncapped,
@@ -105,11 +120,16 @@ class Variant(BaseModel):
         gate = gate or "gate" in flags
         if gate and "heuristic" in flags:
             raise ValueError(f"variant '{name}': +gate (oracle) and +heuristic are two gates")
+        if "planner" in flags and "heuristic" not in flags:
+            raise ValueError(
+                f"variant '{name}': +planner feeds the deployable gate; add +heuristic"
+            )
         return cls(
             level=level,
             inject=inject or "inject" in flags,
             gate=gate,
             heuristic="heuristic" in flags,
+            planner="planner" in flags,
             completion_loop="completion-loop" in flags,
             loop_controller="loop-controller" in flags,
             uncapped="uncapped" in flags,
@@ -117,7 +137,8 @@ class Variant(BaseModel):
 
 
 def parse_variants(names: str | list[str]) -> list[Variant]:
-    """Comma-separated or listed variant names; `headline` and `products` expand to their sets."""
+    """Comma-separated or listed variant names; a set's name (`headline`, `products`,
+    `seed-stack`, `seed-factorial`) expands to its variants."""
     raw = names.split(",") if isinstance(names, str) else names
     result: list[Variant] = []
     for name in (n.strip() for n in raw if n.strip()):

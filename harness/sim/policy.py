@@ -18,6 +18,7 @@ from harness.matcher import match_subtasks
 from harness.scenario import Scenario, Step, Subtask
 from harness.sim.profiles import Profile
 from harness.sim.recall import INVENTED_TEXT, mutations, parse_rendered, resolve
+from harness.sim.wording import word_plan
 from harness.todo.base import TodoItem
 
 Call = tuple[str, dict[str, Any]]
@@ -79,6 +80,8 @@ class Memory:
     nudged: bool = False
     max_id: int = 0
     intended: dict[str, str] = field(default_factory=dict)  # id sent -> id meant (wrong-id slips)
+    covers: dict[str, list[str]] = field(default_factory=dict)  # own plan text -> subtask ids
+    omitted: set[str] = field(default_factory=set)  # subtasks done without a todo item
 
 
 class SimPolicy:
@@ -185,8 +188,14 @@ class SimPolicy:
             m.reminded = True
             return
         if text.startswith("Completion blocked"):
+            # a refusal lists what is pending by title, or in the words of the agent's plan
+            own = {
+                subtask.id
+                for line in re.findall(r"\[ \] (.+)", text)
+                for subtask in self._understand(line.strip())
+            }
             for subtask in self.s.subtasks:
-                if f"[ ] {subtask.title}" in text:
+                if f"[ ] {subtask.title}" in text or subtask.id in own:
                     m.forced.add(subtask.id)
                     m.exact_args.add(subtask.id)
                     m.work_done.discard(subtask.id)
@@ -245,6 +254,19 @@ class SimPolicy:
         """The list as the agent recalls it now (compaction may have cost it items)."""
         return [i for i in self.m.seen or [] if i.id not in self.m.forgotten]
 
+    def _resolve(self, text: str) -> list[tuple[Subtask, tuple[str, str] | None]]:
+        """The subtasks the agent means by a todo text: its own plan's words first."""
+        own = self.m.covers.get(text)
+        if own:
+            return [(self.s.subtask(i), None) for i in own]
+        resolved = resolve(text, self.s, self.m.renamed)
+        return [resolved] if resolved else []
+
+    def _understand(self, text: str) -> list[Subtask]:
+        """What a line someone else worded (a planner's, a refusal's) asks for: as its own words
+        if it can place them, else by what the line names (the agent reads like a person)."""
+        return [s for s, _ in self._resolve(text)] or match_subtasks(text, self.s.subtasks)
+
     def _believed(self) -> list[tuple[TodoItem | None, Subtask, tuple[str, str] | None]]:
         """Subtasks the agent believes are in the task, with their item and any confusion."""
         out: list[tuple[TodoItem | None, Subtask, tuple[str, str] | None]] = []
@@ -258,7 +280,29 @@ class SimPolicy:
             if subtask_id not in seen_ids:
                 out.append((None, self.s.subtask(subtask_id), None))
                 seen_ids.add(subtask_id)
+        order = [s.id for s in self.s.subtasks]
+        for subtask_id in sorted(self.m.omitted - seen_ids, key=order.index):
+            # left off the list but still part of the job: done in the task's order
+            at = order.index(subtask_id)
+            before = [j for j, e in enumerate(out) if order.index(e[1].id) < at]
+            out.insert(before[-1] + 1 if before else 0, (None, self.s.subtask(subtask_id), None))
+            seen_ids.add(subtask_id)
         return [entry for entry in out if entry[1].id not in self.m.cancelled]
+
+    def _item_status(self, subtask_ids: list[str], current: str | None) -> str:
+        """An item that stands for several subtasks is done when all of them are."""
+        wants = {self._desired_status(i, current) for i in subtask_ids}
+        if wants == {"completed"}:
+            return "completed"
+        return "in_progress" if "in_progress" in wants else "pending"
+
+    def _items(self) -> list[tuple[TodoItem, list[str]]]:
+        """Each remembered item the agent ties to subtasks, with those subtasks."""
+        grouped: dict[str, tuple[TodoItem, list[str]]] = {}
+        for item, subtask, _ in self._believed():
+            if item is not None:
+                grouped.setdefault(item.id, (item, []))[1].append(subtask.id)
+        return list(grouped.values())
 
     def _next_work(self) -> tuple[Subtask, tuple[str, str] | None] | None:
         for _, subtask, confusion in self._believed():
@@ -318,9 +362,13 @@ class SimPolicy:
         if m.repair_now or m.reminded or work is None:
             return True
         stale = [
-            s
+            s.id
             for item, s, _ in self._believed()
-            if s.id in m.work_done and (item is None or item.status != "completed")
+            if item is None and s.id in m.work_done and s.id not in m.omitted
+        ] + [
+            item.id
+            for item, ids in self._items()
+            if all(i in m.work_done for i in ids) and item.status != "completed"
         ]
         if len(stale) >= self.p.update_every:
             return True
@@ -329,7 +377,9 @@ class SimPolicy:
         return item is not None and item.status == "pending" and not stale
 
     def _plan(self, granular: bool) -> Decision:
-        titles = [s.title for s in self.s.initial_subtasks()]
+        plan = word_plan(self.s, self.p, self.rng)
+        self.m.covers, self.m.omitted = plan.covers, set(plan.omitted)
+        titles = plan.texts
         if granular:
             return Decision(calls=[("add_todo", {"text": t}) for t in titles])
         items = [
@@ -366,9 +416,8 @@ class SimPolicy:
         """Every remembered item that the agent can tie to a subtask, duplicates included."""
         out = []
         for item in self.memory_list():
-            resolved = resolve(item.text, self.s, self.m.renamed)
-            if resolved:
-                out.append((item, resolved[0], resolved[1]))
+            for subtask, confusion in self._resolve(item.text):
+                out.append((item, subtask, confusion))
         return out
 
     def _work(self, subtask: Subtask, confusion: tuple[str, str] | None) -> Decision:
@@ -412,10 +461,10 @@ class SimPolicy:
         existing = {i.id: i for i in m.seen or []}
         wanted: list[tuple[TodoItem, str]] = []
         for item, subtask, _ in self._believed():
-            if item is None:
+            if item is None and (subtask.id not in m.omitted or subtask.id in m.forced):
                 calls.append(("add_todo", {"text": subtask.title}))
-                continue
-            want = self._desired_status(subtask.id, current)
+        for item, ids in self._items():
+            want = self._item_status(ids, current)
             if want != item.status:
                 wanted.append((item, want))
         order = {"pending": 0, "completed": 1, "in_progress": 2}
@@ -461,14 +510,14 @@ class SimPolicy:
         shown = {i.id: i for i in m.seen or []}
         for item_id in sorted(m.forgotten):
             item = shown[item_id]
-            resolved = resolve(item.text, self.s, m.renamed)
-            if resolved is None or resolved[0].id not in m.cancelled:
+            meant = self._resolve(item.text)
+            if not meant or meant[0][0].id not in m.cancelled:
                 faults.append(self._loss_fault("forget", item))
         rows: list[TodoItem] = []
         protected: set[str] = set()
         for item in self.memory_list():
-            resolved = resolve(item.text, self.s, m.renamed)
-            subtask = resolved[0] if resolved else None
+            parts = [s for s, _ in self._resolve(item.text)]
+            subtask = parts[0] if parts else None
             if subtask is not None and subtask.id in m.cancelled:
                 continue  # sanctioned removal
             text = item.text
@@ -476,7 +525,7 @@ class SimPolicy:
                 text = m.renamed[subtask.id]
                 protected.add(item.id)
             if subtask is not None:
-                status = self._desired_status(subtask.id, current)
+                status = self._item_status([s.id for s in parts], current)
             else:
                 status = "completed" if current is None else item.status
                 status = "pending" if status == "in_progress" else status

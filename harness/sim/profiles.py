@@ -32,6 +32,9 @@ class Profile(BaseModel):
     prose_call: float = Field(0.0, ge=0, le=1, description="per step: write the call as text")
     wrong_result: float = Field(0.0, ge=0, le=1, description="per step: subtly wrong output")
     update_every: int = Field(1, ge=1, description="subtasks finished between todo updates")
+    paraphrase: float = Field(0.0, ge=0, le=1, description="per plan item: own words, not title")
+    merge: float = Field(0.0, ge=0, le=1, description="per pair of plan items: write them as one")
+    omit: float = Field(0.0, ge=0, le=1, description="per plan item: leave it off, do it anyway")
 
 
 PROFILES: dict[str, dict[str, Any]] = {
@@ -82,6 +85,8 @@ PROFILES: dict[str, dict[str, Any]] = {
         "update_every": 3,
     },
 }
+#: `sloppy` planning in its own words (`harness/sim/wording.py`), for trackers that read its plan
+PROFILES["own-words"] = {**PROFILES["sloppy"], "paraphrase": 0.5, "merge": 0.15, "omit": 0.1}
 
 
 class ProfileError(ValueError):
@@ -89,7 +94,7 @@ class ProfileError(ValueError):
 
 
 def load_profile(name: str, overrides: dict[str, Any] | None = None) -> Profile:
-    """`oracle|careful|sloppy|chaotic`, or `file:path.yaml`; overrides win."""
+    """`oracle|careful|sloppy|chaotic|own-words`, or `file:path.yaml`; overrides win."""
     if name.startswith("file:"):
         path = Path(name[len("file:") :])
         try:

@@ -23,10 +23,12 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 
+from harness.planner import SCHEMA_NAME
 from harness.scenario import SCENARIO_DIR, Scenario, load_scenarios
 from harness.sim.dialects import classic_names, seed_view, to_product
 from harness.sim.policy import Memory, SimPolicy
 from harness.sim.profiles import load_profile
+from harness.sim.wording import word_plan
 
 #: documented token estimate: one token per four characters, rounded up
 CHARS_PER_TOKEN = 4
@@ -81,6 +83,8 @@ class SimModel(ModelAPI):
                 tools,
             )
         epoch = active.epoch if active else 1
+        if config.response_schema is not None and config.response_schema.name == SCHEMA_NAME:
+            return self._intent_plan(scenario, epoch, input, tools)
         key = active.id if active else f"{scenario.id}-{epoch}"
         if key not in self.memories:
             self._forget_finished()
@@ -115,6 +119,18 @@ class SimModel(ModelAPI):
             metadata={"sim_faults": faults} if faults else None,
         )
         return self._output(message, input, tools)
+
+    def _intent_plan(
+        self, scenario: Scenario, epoch: int, input: list[ChatMessage], tools: list[ToolInfo]
+    ) -> ModelOutput:
+        """The IntentPlanner's call: the plan, worded afresh (the agent's own todo list later is
+        another draw), as the JSON the schema asks for."""
+        rng = random.Random(_seed(self.profile.seed, self.profile.name, scenario, epoch, 0))
+        plan = word_plan(scenario, self.profile, rng)
+        content = json.dumps({"subtasks": plan.texts}, ensure_ascii=False)
+        return self._output(
+            ChatMessageAssistant(content=content, model=self.model_name), input, tools
+        )
 
     def _forget_finished(self) -> None:
         """Drop the memories of samples that have ended, so a long run does not grow."""
