@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate every committed simulated-agent result with the code as it stands (a test fails when
-# results/latest was made by other code). About 20 minutes on 2 cores. Run from the repository.
+# results/latest was made by other code). About 25 minutes on 2 cores. Run from the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make install >/dev/null
@@ -23,6 +23,21 @@ $TB gate-accuracy results/seed-stack --by-scenario > results/seed-stack/gate-acc
 $TB run "${RUN[@]}" --variants seed-stack --scenarios hard --epochs 2 --out results/seed-stack-hard \
   --fresh >/dev/null
 $TB gate-accuracy results/seed-stack-hard > results/seed-stack-hard/gate-accuracy.md
+# the same stack with an agent that plans in its own words (paraphrased, merged, partial plans)
+OWN=(--model sim/own-words --seed 0 --display none)
+$TB run "${OWN[@]}" --variants seed-stack --epochs 3 --out results/seed-stack-own-words --fresh \
+  >/dev/null
+$TB gate-accuracy results/seed-stack-own-words > results/seed-stack-own-words/gate-accuracy.md
+$TB gate-accuracy results/seed-stack-own-words --by-scenario \
+  > results/seed-stack-own-words/gate-accuracy-by-scenario.md
+$TB run "${OWN[@]}" --variants seed-stack --scenarios hard --epochs 2 \
+  --out results/seed-stack-own-words-hard --fresh >/dev/null
+$TB gate-accuracy results/seed-stack-own-words-hard \
+  > results/seed-stack-own-words-hard/gate-accuracy.md
+$TB run "${OWN[@]}" --variants seed-factorial --epochs 3 --out results/seed-factorial --fresh \
+  >/dev/null
+$TB factorial results/seed-factorial > results/seed-factorial/factorial.md
+$TB gate-accuracy results/seed-factorial > results/seed-factorial/gate-accuracy.md
 .venv/bin/python scripts/scaling.py >/dev/null
 if command -v chromium >/dev/null; then
   chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,2600 \

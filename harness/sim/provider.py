@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import random
 from typing import Any
 
@@ -25,18 +24,13 @@ from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 
 from harness.planner import SCHEMA_NAME
 from harness.scenario import SCENARIO_DIR, Scenario, load_scenarios
+from harness.sim import tokens
 from harness.sim.dialects import classic_names, seed_view, to_product
 from harness.sim.policy import Memory, SimPolicy
 from harness.sim.profiles import load_profile
 from harness.sim.wording import word_plan
 
-#: documented token estimate: one token per four characters, rounded up
-CHARS_PER_TOKEN = 4
 _DEFAULT_CONFIG = GenerateConfig()
-
-
-def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 class SimModel(ModelAPI):
@@ -63,7 +57,7 @@ class SimModel(ModelAPI):
         return 64
 
     async def count_text_tokens(self, text: str) -> int:
-        return estimate_tokens(text)
+        return tokens.reply_tokens(tokens.Parts(text_chars=len(text)))
 
     async def generate(
         self,
@@ -152,23 +146,8 @@ class SimModel(ModelAPI):
     def _output(
         self, message: ChatMessageAssistant, input: list[ChatMessage], tools: list[ToolInfo]
     ) -> ModelOutput:
-        written = message.text + "".join(
-            json.dumps(c.arguments, sort_keys=True) for c in message.tool_calls or []
-        )
-        # what a provider bills: every message (tool results included), the tool calls already
-        # in the history with their arguments (a full-list rewrite is resent on every turn),
-        # and the tool schemas
-        read = (
-            "".join(m.text for m in input)
-            + "".join(
-                c.function + json.dumps(c.arguments, sort_keys=True)
-                for m in input
-                if isinstance(m, ChatMessageAssistant)
-                for c in m.tool_calls or []
-            )
-            + "".join(json.dumps(t.model_dump(exclude_none=True), sort_keys=True) for t in tools)
-        )
-        input_tokens, output_tokens = estimate_tokens(read), estimate_tokens(written)
+        input_tokens = tokens.prompt_tokens(tokens.prompt_parts(input, tools))
+        output_tokens = tokens.reply_tokens(tokens.reply_parts(message))
         return ModelOutput(
             model=self.model_name,
             choices=[
