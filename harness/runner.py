@@ -11,7 +11,9 @@ import os
 import queue as queues
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from multiprocessing.queues import Queue
 from pathlib import Path
 from typing import Any
@@ -63,21 +65,43 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
         "designs": ",".join(plan.designs) or None,
         "heuristic_rules": plan.heuristic_rules,
     }
-    success, _ = eval_set(
-        [eval_entry()(**task_args)],
-        log_dir=str(log_dir_for(plan, variant)),
-        model=plan.model,
-        model_args=plan.model_args,
-        epochs=plan.epochs,
-        max_samples=plan.max_samples,
-        retry_attempts=plan.retry_attempts,
-        display=display,  # type: ignore[arg-type]
-        log_dir_allow_dirty=True,
-        log_realtime=False,
-        score_display=False,
-        **plan.generate,
-    )
+    with _without_provider_state(plan.model):
+        success, _ = eval_set(
+            [eval_entry()(**task_args)],
+            log_dir=str(log_dir_for(plan, variant)),
+            model=plan.model,
+            model_args=plan.model_args,
+            epochs=plan.epochs,
+            max_samples=plan.max_samples,
+            retry_attempts=plan.retry_attempts,
+            display=display,  # type: ignore[arg-type]
+            log_dir_allow_dirty=True,
+            log_realtime=False,
+            score_display=False,
+            **plan.generate,
+        )
     return bool(success)
+
+
+@contextmanager
+def _without_provider_state(model: str) -> Iterator[None]:
+    """inspect imports its openai and anthropic provider modules at every sample's start when
+    those packages are installed, to reset their per-sample state (about 2 s of imports per
+    process on this machine, more under load). The simulated agent keeps no such state, so a
+    sim-only variant skips them; other models are untouched. (The flags are inspect's private
+    ones: if they move, this does nothing.)"""
+    from inspect_ai.model import _assistant_internal as internal
+
+    flags = [f for f in ("_HAS_OPENAI", "_HAS_ANTHROPIC") if hasattr(internal, f)]
+    saved = {f: getattr(internal, f) for f in flags}
+    if model.startswith("sim/"):
+        for flag in flags:
+            setattr(internal, flag, False)
+    try:
+        yield
+    finally:
+        for flag, value in saved.items():
+            setattr(internal, flag, value)
 
 
 def _run_share(plan: RunPlan, share: list[Variant], display: str) -> list[bool]:
