@@ -30,10 +30,6 @@ $TB run "${OWN[@]}" --variants seed-stack --epochs 3 --out results/seed-stack-ow
 $TB gate-accuracy results/seed-stack-own-words > results/seed-stack-own-words/gate-accuracy.md
 $TB gate-accuracy results/seed-stack-own-words --by-scenario \
   > results/seed-stack-own-words/gate-accuracy-by-scenario.md
-$TB run "${OWN[@]}" --variants seed-stack --scenarios hard --epochs 2 \
-  --out results/seed-stack-own-words-hard --fresh >/dev/null
-$TB gate-accuracy results/seed-stack-own-words-hard \
-  > results/seed-stack-own-words-hard/gate-accuracy.md
 $TB run "${OWN[@]}" --variants seed-factorial --epochs 3 --out results/seed-factorial --fresh \
   >/dev/null
 $TB factorial results/seed-factorial > results/seed-factorial/factorial.md
