@@ -39,7 +39,7 @@ lint: $(STAMP)
 # every check but the heavy suites and the real-model test
 test: lint
 	$(BIN)/todo-bench scenarios check
-	$(BIN)/pytest -m "not realmodel and not heavy" -q
+	$(BIN)/pytest -m "not realmodel and not heavy" -q -n 2 --dist loadfile
 
 # the minutes-long suites: 2,000 fuzzed calls per tool, kill-and-resume, the wheel in a fresh
 # venv, the browser and LaTeX checks (.ci/run runs the last three; the rest is run by hand)
