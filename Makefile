@@ -42,9 +42,9 @@ test: lint
 	$(BIN)/pytest -m "not realmodel and not heavy" -q -n 2 --dist loadfile
 
 # the minutes-long suites: 2,000 fuzzed calls per tool, kill-and-resume, the wheel in a fresh
-# venv, the browser and LaTeX checks (.ci/run runs the last three; the rest is run by hand)
+# venv, the browser and LaTeX checks, the longest sim truth tests (.ci/run runs it after make test)
 test-slow: $(STAMP)
-	$(BIN)/pytest -m "heavy" -q
+	$(BIN)/pytest -m "heavy" -q -n 2 --dist load --durations=12
 
 test-fast: $(STAMP)
 	$(BIN)/pytest -q

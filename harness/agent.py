@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import transcript
 from inspect_ai.model import (
     ChatMessage,
@@ -14,7 +15,6 @@ from inspect_ai.model import (
     ChatMessageUser,
     Model,
     ModelOutput,
-    ModelUsage,
     execute_tools,
     get_model,
 )
@@ -42,6 +42,7 @@ from harness.ledger import (
     TickEvent,
     TodoEvent,
     WorkspaceEvent,
+    prompt_tokens,
 )
 from harness.planner import intent_plan
 from harness.recover import RECOVERED
@@ -125,12 +126,13 @@ def todo_agent(variant: Variant, rules: KeywordTable | None = None) -> Solver:
     return solve
 
 
-def _prompt_tokens(usage: ModelUsage | None) -> int:
-    """Every prompt token the model read: providers report cache hits apart from the rest."""
-    if usage is None:
-        return 0
-    cached = (usage.input_tokens_cache_read or 0) + (usage.input_tokens_cache_write or 0)
-    return usage.input_tokens + cached
+class _SharedToolInfo(ToolInfo):
+    """A tool schema inspect need not copy: inspect deep-copies every schema on every model
+    call (twice) so that providers and hooks may change them; for a provider that says it only
+    reads them (the simulated agent), that was the largest per-turn cost of a sim run."""
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> _SharedToolInfo:
+        return self
 
 
 class _Loop:
@@ -153,14 +155,14 @@ class _Loop:
         self.todo_names = {spec.name for spec in episode.store.tool_specs()}
         self.tool_names = [tool.name for tool in self.tools]
         # built once: inspect would otherwise re-derive every schema on every model call
+        info = _SharedToolInfo if getattr(get_model().api, "READS_TOOLS_ONLY", False) else ToolInfo
         self.tool_infos = [
-            ToolInfo(name=t.name, description=t.description, parameters=t.parameters)
+            info(name=t.name, description=t.description, parameters=t.parameters)
             for t in self.tools
         ]
         self.turns_without_todo = 0
         #: the deployable gate's tracker: built from the agent's first todo list (+heuristic)
         self.deployed: HeuristicTracker | None = None
-        self.nudges = 0
         self.user = UserScript(list(scenario.user_turns))
         self.called: set[str] = set()  # tools that have succeeded, for `when: tool_called`
         episode.on_tick = self._ticked
@@ -206,6 +208,7 @@ class _Loop:
             self.episode.turn = turn
             self.ledger.turns = turn
             output = await model.generate([self.system_message(), *self.history], self.tool_infos)
+            self._log_tools_once(turn)
             message = output.message
             self.history.append(message)
             self._record_turn(turn, output)
@@ -222,6 +225,19 @@ class _Loop:
             self._maybe_compact(turn)
         # a budget spent while the gate was refusing the last claim is the gate's doing
         self.ledger.end_reason = "gate_exhausted" if blocked_last else "budget_exhausted"
+
+    def _log_tools_once(self, turn: int) -> None:
+        """The episode's tool schemas never change, so the log keeps them on its first model
+        event only: inspect logs every call's schemas (about 10 KB here), which was ~40% of a
+        sample's log and of the time spent condensing and writing it. `inspect view` shows
+        them on the first model event of the sample."""
+        event = transcript().history.last_event
+        if (
+            turn > 1
+            and isinstance(event, ModelEvent)
+            and [t.name for t in event.tools] == self.tool_names
+        ):
+            event.tools = []
 
     def _extend(self, turn: int, budget: int, progress: int) -> tuple[int, int]:
         """LoopController: a spent budget grows by a bounded step while the deployed tracker
@@ -308,7 +324,7 @@ class _Loop:
                 tool_calls=len(calls),
                 todo_tool_calls=len(todo_calls),
                 recovered_tool_calls=int((message.metadata or {}).get(RECOVERED, 0)),
-                input_tokens=_prompt_tokens(usage),
+                input_tokens=prompt_tokens(usage),
                 cache_read_tokens=(usage.input_tokens_cache_read or 0) if usage else 0,
                 output_tokens=output_tokens,
                 todo_output_tokens=round(output_tokens * todo_chars / total) if total else 0,
@@ -368,9 +384,9 @@ class _Loop:
         'ended' (the ledger then says how)."""
         ending = classify_ending(text)
         claim = self._claim_state()
-        if self.variant.completion_loop and not self.called and self.nudges < MAX_NUDGES:
+        nudged = len(self.ledger.of(NudgeEvent))
+        if self.variant.completion_loop and not self.called and nudged < MAX_NUDGES:
             # CompletionLoop: no tool has done anything yet, so this answer cannot be the end
-            self.nudges += 1
             self.ledger.events.append(NudgeEvent(turn=turn))
             self.history.append(ChatMessageUser(content=prompts.NOTHING_DONE))
             return "continued"

@@ -75,9 +75,11 @@ def main_effects(summary: Summary, metrics: Sequence[str] = DEFAULT_METRICS) -> 
             fit = OLS(y, design).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
             params, bse = np.nan_to_num(fit.params), np.nan_to_num(fit.bse)
             pvalues, interval = fit.pvalues, fit.conf_int()
+        # float noise grows with the metric's magnitude (token counts run to 1e5 and more)
+        scale = max(1.0, float(np.abs(y).max(initial=0.0)))
         for k, i in enumerate(varying, start=1):
-            coef = _clean(params[k])
-            se = _clean(bse[k])
+            coef = _clean(params[k], scale)
+            se = _clean(bse[k], scale)
             if se > 0:
                 low, high, p = float(interval[k][0]), float(interval[k][1]), float(pvalues[k])
             else:  # no spread to test against: certain if the difference is not zero
@@ -96,10 +98,10 @@ def main_effects(summary: Summary, metrics: Sequence[str] = DEFAULT_METRICS) -> 
     return out
 
 
-def _clean(value: float) -> float:
-    """Six decimals, float noise (and -0.0) as 0."""
+def _clean(value: float, scale: float = 1.0) -> float:
+    """Six decimals; float noise (below 1e-9 of the metric's scale) and -0.0 as 0."""
     rounded = round(float(value), 6)
-    return 0.0 if abs(rounded) < 1e-9 else rounded
+    return 0.0 if abs(rounded) < 1e-9 * scale else rounded
 
 
 def effects_table(effects: Sequence[Effect], fmt: str = "github") -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from inspect_ai.model import ModelUsage
 from pydantic import BaseModel, Field
 
 from harness.todo.base import TodoItem
@@ -11,6 +12,15 @@ from harness.todo.base import TodoItem
 TODO_TOOLS = frozenset(
     {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
 )
+
+
+def prompt_tokens(usage: ModelUsage | None) -> int:
+    """Every prompt token a call read: providers report cache hits and writes apart from the
+    rest (the agent's turns and the planner's call are counted alike)."""
+    if usage is None:
+        return 0
+    cached = (usage.input_tokens_cache_read or 0) + (usage.input_tokens_cache_write or 0)
+    return usage.input_tokens + cached
 
 
 class TodoEvent(BaseModel):

@@ -22,7 +22,7 @@ from inspect_ai.util import json_schema
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from harness import prompts
-from harness.ledger import PlannerEvent
+from harness.ledger import PlannerEvent, prompt_tokens
 from harness.todo.base import MAX_TEXT_CHARS
 
 #: the schema's name: the simulated agent recognises a planner call by it
@@ -69,10 +69,9 @@ async def intent_plan(model: Model, request: str) -> PlannerEvent:
         config=CONFIG,
     )
     usage = output.usage
-    cached = (usage.input_tokens_cache_read or 0) if usage else 0
     event = PlannerEvent(
         turn=0,
-        input_tokens=(usage.input_tokens + cached) if usage else 0,
+        input_tokens=prompt_tokens(usage),
         output_tokens=usage.output_tokens if usage else 0,
     )
     try:

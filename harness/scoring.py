@@ -320,6 +320,9 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
         values["recovered_tool_calls"] += turn.recovered_tool_calls
         if turn.tool_calls == 0 and looks_like_fake_call(turn.text, tool_names):
             counts.add("fake_tool_calls", f"turn {turn.turn} wrote a tool call as text")
+    for call in ledger.of(PlannerEvent):  # +planner: its call is billed, though not a turn
+        values["input_tokens"] += call.input_tokens
+        values["output_tokens"] += call.output_tokens
     updates = [e for e in ledger.todo_events if e.op != "read"]
     values["todo_updates"] = float(len(updates))
     values["rejected_updates"] = float(sum(1 for e in updates if not e.accepted))
@@ -343,8 +346,6 @@ def detect_deployed(ledger: Ledger, scenario: Scenario, counts: Counts) -> None:
     values["extensions"] = float(len(ledger.of(ExtensionEvent)))
     for call in ledger.of(PlannerEvent):
         values["planner_tokens"] += call.input_tokens + call.output_tokens
-        values["input_tokens"] += call.input_tokens
-        values["output_tokens"] += call.output_tokens
         values["planner_failed"] += float(not call.items)
     plans = ledger.of(PlanEvent)
     claims = ledger.of(ClaimEvent)

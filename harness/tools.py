@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import inspect as pyinspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
-from inspect_ai.tool import ToolDef, ToolError
+from inspect_ai.tool import ToolDef, ToolError, ToolParams
 
 from harness.ledger import Ledger, TickEvent, TodoEvent, WorkspaceEvent
 from harness.prompts import TOOL_DESCRIPTIONS
@@ -128,12 +129,26 @@ def _define(
     signature: Callable[..., Awaitable[str]],
     description: str | None = None,
 ) -> ToolDef:
-    run.__signature__ = pyinspect.signature(signature)  # type: ignore[attr-defined]
-    # evaluated here: the stub's module may defer its annotations as strings
-    run.__annotations__ = get_type_hints(signature)
+    stub_signature, hints = _stub(signature)
+    run.__signature__ = stub_signature  # type: ignore[attr-defined]
+    run.__annotations__ = hints
     run.__name__ = name
     text = description or TOOL_DESCRIPTIONS[name]
-    return ToolDef(run, name=name, description=text, parameters=params)
+    key = (name, tuple(params.items()), signature)
+    if key not in _SCHEMAS:
+        _SCHEMAS[key] = ToolDef(run, name=name, description=text, parameters=params).parameters
+    return ToolDef(run, name=name, description=text, parameters=_SCHEMAS[key])
+
+
+#: each tool's JSON schema, derived once per process rather than once per episode (inspect
+#: derives it by parsing the stub's signature, which cost more than a short episode's turns)
+_SCHEMAS: dict[tuple[Any, ...], ToolParams] = {}
+
+
+@functools.cache
+def _stub(signature: Callable[..., Awaitable[str]]) -> tuple[pyinspect.Signature, dict[str, Any]]:
+    """The stub's signature and its annotations evaluated (its module defers them as strings)."""
+    return pyinspect.signature(signature), get_type_hints(signature)
 
 
 async def _list_files() -> str:

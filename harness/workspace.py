@@ -31,6 +31,9 @@ class Workspace:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self._root = str(self.root)
+        #: parsed .xlsx files by (file identity, what was read): outcome checks read one file
+        #: several times, and parsing a workbook costs far more than the check itself
+        self._parsed: dict[tuple[Any, ...], Any] = {}
 
     @classmethod
     def create(cls, scenario: Scenario) -> Workspace:
@@ -151,34 +154,47 @@ class Workspace:
 
     # -- reading back (outcome checks) ------------------------------------------
     def xlsx(self, path: str) -> dict[str, list[list[str]]]:
-        book = _load_book(self._existing(path), path, read_only=True)
-        sheets = {
-            ws.title: [
-                ["" if cell is None else str(cell) for cell in row]
-                for row in ws.iter_rows(values_only=True)
-            ]
-            for ws in book.worksheets
-        }
-        book.close()
-        return sheets
+        sheets: dict[str, list[list[str]]] = self._read(path, "sheets", _read_sheets)
+        return {name: [list(row) for row in rows] for name, rows in sheets.items()}
 
     def xlsx_sheet_names(self, path: str) -> list[str]:
-        book = _load_book(self._existing(path), path, read_only=True)
-        names = list(book.sheetnames)
-        book.close()
-        return names
+        def read(target: Path, path: str) -> list[str]:
+            book = _load_book(target, path, read_only=True)
+            names = list(book.sheetnames)
+            book.close()
+            return names
+
+        return list(self._read(path, "names", read))
 
     def xlsx_cells(self, path: str, sheet: str | None, cells: str) -> list[list[str]]:
-        book = _load_book(self._existing(path), path)
-        try:
-            worksheet = book[sheet] if sheet else book.worksheets[0]
-        except KeyError as error:
-            raise WorkspaceError(f"'{path}' has no sheet {sheet!r}.") from error
-        low_col, low_row, high_col, high_row = range_boundaries(cells)
-        rows = worksheet.iter_rows(
-            min_row=low_row, max_row=high_row, min_col=low_col, max_col=high_col, values_only=True
-        )
-        return [["" if value is None else str(value) for value in row] for row in rows]
+        def read(target: Path, path: str) -> list[list[str]]:
+            book = _load_book(target, path)
+            try:
+                worksheet = book[sheet] if sheet else book.worksheets[0]
+            except KeyError as error:
+                raise WorkspaceError(f"'{path}' has no sheet {sheet!r}.") from error
+            low_col, low_row, high_col, high_row = range_boundaries(cells)
+            rows = worksheet.iter_rows(
+                min_row=low_row,
+                max_row=high_row,
+                min_col=low_col,
+                max_col=high_col,
+                values_only=True,
+            )
+            return [["" if value is None else str(value) for value in row] for row in rows]
+
+        found: list[list[str]] = self._read(path, ("cells", sheet, cells), read)
+        return [list(row) for row in found]
+
+    def _read(self, path: str, what: object, read: Any) -> Any:
+        """`read(target, path)`, parsed once per version of the file (a write replaces the
+        file, so its inode changes; size and mtime too, as a second guard)."""
+        target = self._existing(path)
+        info = target.stat()
+        key = (str(target), info.st_ino, info.st_size, info.st_mtime_ns, what)
+        if key not in self._parsed:
+            self._parsed[key] = read(target, path)
+        return self._parsed[key]
 
     def csv_rows(self, path: str) -> list[list[str]]:
         return list(csv.reader(io.StringIO(self._existing(path).read_text(encoding="utf-8"))))
@@ -221,6 +237,19 @@ class Workspace:
         if not target.is_file():
             raise WorkspaceError(f"No such file: '{path}'.")
         return target
+
+
+def _read_sheets(target: Path, path: str) -> dict[str, list[list[str]]]:
+    book = _load_book(target, path, read_only=True)
+    sheets = {
+        ws.title: [
+            ["" if cell is None else str(cell) for cell in row]
+            for row in ws.iter_rows(values_only=True)
+        ]
+        for ws in book.worksheets
+    }
+    book.close()
+    return sheets
 
 
 def _load_book(target: Path, path: str, read_only: bool = False) -> Workbook:

@@ -2,8 +2,13 @@
 run, through inspect's own eval set with a scripted provider (mockllm) and a trivial tool, and
 the runner's log settings. What the harness costs beyond this is the harness's own.
 
-`python scripts/bare_inspect.py TURNS,TURNS,... --epochs E --log-dir D` prints wall seconds and
-peak RSS (MB) as JSON.
+`--tools harness` also offers the model the harness's own tool schemas (L3-granular's todo
+tools and the seven workspace tools, never called): what inspect itself costs per model call
+for schemas of that size (it deep-copies and logs them on every call), apart from what the
+harness does.
+
+`python scripts/bare_inspect.py TURNS,TURNS,... --epochs E --log-dir D [--tools harness]`
+prints wall seconds and peak RSS (MB) as JSON.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate, use_tools
-from inspect_ai.tool import Tool, ToolChoice, ToolInfo, tool
+from inspect_ai.tool import Tool, ToolChoice, ToolDef, ToolInfo, tool
 
 
 @tool
@@ -70,10 +75,44 @@ def scripted(
     return output
 
 
-def run(turns: list[int], epochs: int, log_dir: str) -> dict[str, float]:
+def harness_schemas() -> list[ToolDef]:
+    """The harness's L3-granular tools as inspect sees them, each with a trivial body."""
+    from harness.ledger import Ledger
+    from harness.scenario import SCENARIO_DIR, load_file
+    from harness.todo import LEVELS
+    from harness.tools import Episode, todo_tools, workspace_tools
+    from harness.tracker import TaskStateTracker
+    from harness.workspace import Workspace
+
+    scenario = load_file(SCENARIO_DIR / "main_and_test.yaml")[0]
+    workspace = Workspace.create(scenario)
+    try:
+        episode = Episode(
+            store=LEVELS["L3"](),
+            workspace=workspace,
+            ledger=Ledger(scenario=scenario.id, variant="bare"),
+            tracker=TaskStateTracker(scenario, workspace),
+        )
+        defs = [*todo_tools(episode), *workspace_tools(episode)]
+    finally:
+        workspace.cleanup()
+
+    async def unused(**kwargs: object) -> str:
+        return "ok"
+
+    return [
+        ToolDef(unused, name=d.name, description=d.description, parameters=d.parameters)
+        for d in defs
+    ]
+
+
+def run(turns: list[int], epochs: int, log_dir: str, tools: str = "note") -> dict[str, float]:
+    offered: list[Tool | ToolDef] = [note()]
+    if tools == "harness":
+        offered += harness_schemas()
     task = Task(
         dataset=[Sample(input=f"Work. turns={t}", id=f"s{i}") for i, t in enumerate(turns)],
-        solver=[use_tools(note()), generate(tool_calls="loop")],
+        solver=[use_tools(offered), generate(tool_calls="loop")],
         scorer=turns_scorer(),
     )
     started = time.perf_counter()
@@ -99,9 +138,10 @@ def main() -> None:
     parser.add_argument("turns")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--log-dir", required=True)
+    parser.add_argument("--tools", choices=["note", "harness"], default="note")
     args = parser.parse_args()
     turns = [int(t) for t in args.turns.split(",")]
-    print(json.dumps(run(turns, args.epochs, args.log_dir)))
+    print(json.dumps(run(turns, args.epochs, args.log_dir, args.tools)))
 
 
 if __name__ == "__main__":

@@ -1,16 +1,20 @@
 """Measured speed, in one run: the harness against bare inspect-ai, store ops per level, worker
 scaling, start-up and peak memory.
 
-Run with `make perf` (about 5 minutes on 2 cores). Every ratio printed is between numbers
-measured in this same run. The bare-inspect baseline (`scripts/bare_inspect.py`) replays the
-harness run's own samples and turns through inspect's eval set with a scripted provider and a
-trivial tool, with the runner's log settings.
+Run with `make perf` (about 12 minutes on 2 cores; `--repeats 1` about 5). Every ratio printed
+is between numbers measured in this same run, medians of interleaved rounds. The bare-inspect
+baseline (`scripts/bare_inspect.py`) replays the harness run's own samples and turns through
+inspect's eval set with a scripted provider and a trivial tool, with the runner's log settings;
+a second baseline also offers the model the harness's tool schemas, which shows what inspect
+itself costs for them.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -92,67 +96,113 @@ def harness_run(root: Path, epochs: int, scenarios: str = "all") -> dict[str, An
     return {"wall": wall, "rss": rss, "turns": turns}
 
 
-def bare_run(root: Path, turns: list[int]) -> dict[str, Any]:
+def bare_run(root: Path, turns: list[int], tools: str) -> dict[str, Any]:
     script = Path(__file__).with_name("bare_inspect.py")
     wall, rss = measured(
         [sys.executable, str(script), ",".join(map(str, turns)), "--log-dir", str(root / "b")]
+        + ["--tools", tools]
     )
     shutil.rmtree(root / "b", ignore_errors=True)
     return {"wall": wall, "rss": rss, "turns": turns}
 
 
-def against_bare(root: Path) -> list[list[str]]:
-    """Harness (L3-granular, sim/sloppy, one worker) and bare inspect on the same samples."""
+#: what each run is compared with: bare inspect with one trivial tool (the issue's baseline),
+#: and bare inspect offering the harness's own tool schemas (what inspect itself costs for them)
+KINDS = ("harness", "bare", "bare+schemas")
+SIZES = ("start-up", 1, 3, 9)
+
+
+def one_round(
+    root: Path, order: int, turns_of: dict[object, list[int]]
+) -> dict[tuple[object, str], dict[str, Any]]:
+    """Every size once, the three kinds back to back in a rotating order (interleaved, so a
+    slow spell of the machine falls on all three); the first round runs the harness first to
+    learn the turns the baselines replay (the simulated agent's turns never change)."""
+    out: dict[tuple[object, str], dict[str, Any]] = {}
+    for size in SIZES:
+        kinds = KINDS[order:] + KINDS[:order] if size in turns_of else KINDS
+        for kind in kinds:
+            if kind == "harness":
+                epochs, scenarios = (1, "main_and_test") if size == "start-up" else (size, "all")
+                out[size, kind] = harness_run(root, int(str(epochs)), scenarios)
+                turns_of.setdefault(size, out[size, kind]["turns"])
+            else:
+                tools = "note" if kind == "bare" else "harness"
+                out[size, kind] = bare_run(root, turns_of[size], tools)
+    return out
+
+
+def against_bare(root: Path, repeats: int) -> list[list[str]]:
+    """Harness (L3-granular, sim/sloppy, one worker) against bare inspect on the same samples and
+    turns: medians over `repeats` interleaved rounds, ratios paired within a round."""
+    turns_of: dict[object, list[int]] = {}
+    rounds = [one_round(root, r % len(KINDS), turns_of) for r in range(repeats)]
+
+    def med(values: list[float]) -> float:
+        return statistics.median(values)
+
+    def ratio_cells(per_round: list[dict[str, float]]) -> list[str]:
+        return [f"{med([r['harness'] / r[other] for r in per_round]):.2f}" for other in KINDS[1:]]
+
     rows: list[list[str]] = []
-    runs: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
-    one = harness_run(root, 1, "main_and_test")
-    one_bare = bare_run(root, one["turns"])
-    rows.append(
-        [
-            "start-up (1 episode)",
-            f"{one['wall']:.1f} s",
-            f"{one_bare['wall']:.1f} s",
-            f"{one['wall'] / one_bare['wall']:.2f}",
-        ]
-    )
-    for epochs in (1, 3, 9):
-        harness = harness_run(root, epochs)
-        runs[epochs] = (harness, bare_run(root, harness["turns"]))
-    for epochs, (harness, bare) in runs.items():
-        h, b = harness, bare
-        rows.append(
-            [
-                f"{epochs} epoch(s): {len(h['turns'])} episodes, {sum(h['turns'])} turns",
-                f"{h['wall']:.1f} s, {h['rss']:.0f} MB",
-                f"{b['wall']:.1f} s, {b['rss']:.0f} MB",
-                f"{h['wall'] / b['wall']:.2f} time, {h['rss'] / b['rss']:.2f} RSS",
-            ]
+    for size in SIZES:
+        walls = [{k: r[size, k]["wall"] for k in KINDS} for r in rounds]
+        rss = [{k: r[size, k]["rss"] for k in KINDS} for r in rounds]
+        turns = rounds[0][size, "harness"]["turns"]
+        label = (
+            "start-up (1 episode)"
+            if size == "start-up"
+            else f"{size} epoch(s): {len(turns)} episodes, {sum(turns)} turns"
         )
-    (h1, b1), (h9, b9) = runs[1], runs[9]
-    extra_turns = sum(h9["turns"]) - sum(h1["turns"])
-    per_turn_h = (h9["wall"] - h1["wall"]) / extra_turns * 1000
-    per_turn_b = (b9["wall"] - b1["wall"]) / extra_turns * 1000
+        rows.append(
+            [label]
+            + [
+                f"{med([w[k] for w in walls]):.1f} s, {med([m[k] for m in rss]):.0f} MB"
+                for k in KINDS
+            ]
+            + [f"{a} time" for a in ratio_cells(walls)]
+        )
+    one, nine = rounds[0][1, "harness"]["turns"], rounds[0][9, "harness"]["turns"]
+    extra_turns, extra_episodes = sum(nine) - sum(one), len(nine) - len(one)
+    per_turn = [
+        {k: (r[9, k]["wall"] - r[1, k]["wall"]) / extra_turns * 1000 for k in KINDS} for r in rounds
+    ]
+    growth = [
+        {k: (r[9, k]["rss"] - r[1, k]["rss"]) / extra_episodes for k in KINDS} for r in rounds
+    ]
     rows.append(
-        [
-            "per added turn (1 -> 9 epochs)",
-            f"{per_turn_h:.1f} ms",
-            f"{per_turn_b:.1f} ms",
-            f"{per_turn_h / per_turn_b:.2f}",
-        ]
+        ["per added turn (1 -> 9 epochs)"]
+        + [f"{med([t[k] for t in per_turn]):.1f} ms" for k in KINDS]
+        + ratio_cells(per_turn)
+    )
+    rows.append(
+        ["peak RSS per added episode (1 -> 9)"]
+        + [f"{med([g[k] for g in growth]):.2f} MB" for k in KINDS]
+        + ["", ""]
     )
     return rows
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (medians)")
+    args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="todo-bench-perf-"))
     try:
-        rows = against_bare(root)
+        rows = against_bare(root, args.repeats)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(
         tabulate(
             rows,
-            headers=["L3-granular on sim/sloppy, 1 worker", "harness", "bare inspect", "ratio"],
+            headers=[
+                f"L3-granular, sim/sloppy, 1 worker (median of {args.repeats})",
+                "harness",
+                "bare inspect",
+                "bare + harness schemas",
+                "harness / bare",
+                "harness / bare+schemas",
+            ],
             tablefmt="github",
         )
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -36,12 +37,14 @@ sizes: [{sizes}]
 """
 
 
-def run(model: str, sizes: list[int], epochs: int, out: Path) -> Path:
+def run(
+    model: str, sizes: list[int], epochs: int, out: Path, variants: str, extra: list[str]
+) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="todo-bench-scaling-"))
     (folder / "scaling.yaml").write_text(FAMILY.format(sizes=", ".join(map(str, sizes))))
     command = [sys.executable, "-m", "harness.cli", "run", "--model", model]
-    command += ["--variants", VARIANTS, "--scenario-dir", str(folder), "--epochs", str(epochs)]
-    command += ["--seed", "0", "--out", str(out / "run"), "--fresh"]
+    command += ["--variants", variants, "--scenario-dir", str(folder), "--epochs", str(epochs)]
+    command += ["--seed", "0", "--out", str(out / "run"), "--fresh", *extra]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     return out / "run" / "summary.json"
 
@@ -135,11 +138,18 @@ def main() -> None:
     parser.add_argument("--sizes", default="5,10,20,50,100")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--variants", default=VARIANTS)
+    parser.add_argument(
+        "--run-args",
+        default="",
+        help="more `todo-bench run` options, e.g. '--workers 1 --max-turns 30' for a local model",
+    )
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in args.sizes.split(",")]
-    frame = episodes(run(args.model, sizes, args.epochs, out))
+    summary = run(args.model, sizes, args.epochs, out, args.variants, shlex.split(args.run_args))
+    frame = episodes(summary)
     numbers, fitted = table(frame), slopes(frame)
     numbers.to_csv(out / "scaling.csv", index=False, float_format="%.4g")
     fitted.to_csv(out / "slopes.csv", index=False, float_format="%.4g")

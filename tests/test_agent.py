@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalSample
 from inspect_ai.model import (
     ChatMessage,
@@ -215,3 +216,34 @@ def test_scripted_user_turns_and_compaction(tmp_path: Path) -> None:
     cancel = run(script, tmp_path, scenarios="user_cancels", variant="L3-granular")
     assert any("Skip the README" in m.text for m in cancel.messages if m.role == "user")
     assert sample.scores
+
+
+def test_the_log_keeps_the_tool_schemas_once_per_sample(tmp_path: Path) -> None:
+    seen: list[list[str]] = []
+
+    def script(messages: list[ChatMessage], tools: list[ToolInfo]) -> ModelOutput:
+        seen.append([t.name for t in tools])  # what the model is offered: every turn, in full
+        step = turns_so_far(messages)
+        if step == 0:
+            return turn(*plan_call(tools))
+        if step == 1:
+            return turn(("list_files", {}))
+        return turn(text="Done.")
+
+    sample = run(script, tmp_path, variant="L3-granular")
+    logged = [e.tools for e in sample.events if isinstance(e, ModelEvent)]
+    assert len(logged) == len(seen) == 3 and all(names == seen[0] for names in seen)
+    assert [t.name for t in logged[0]] == seen[0] and len(seen[0]) == 12
+    assert logged[1:] == [[], []]
+    assert all(type(t) is ToolInfo for t in logged[0])  # mockllm: inspect copies as ever
+
+
+def test_only_a_provider_that_only_reads_schemas_gets_them_uncopied() -> None:
+    from harness.agent import _SharedToolInfo
+    from harness.sim.provider import SimModel
+
+    assert SimModel.READS_TOOLS_ONLY
+    info = _SharedToolInfo(name="t", description="d")
+    assert info.model_copy(deep=True) is info
+    plain = ToolInfo(name="t", description="d")
+    assert plain.model_copy(deep=True) is not plain

@@ -10,7 +10,7 @@ import pytest
 
 from harness.cli import main
 from harness.factorial import main_effects
-from harness.report import EpisodeScores, Summary, VariantSummary
+from harness.report import EpisodeScores, Summary, VariantSummary, read_summary
 from harness.stats import Stat
 from harness.variants import SEED_FACTORIAL, Variant
 
@@ -95,3 +95,14 @@ def test_the_command_prints_the_table_or_one_line(
     assert main(["factorial", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "mixes designs" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_switch_that_moves_a_large_metric_not_at_all_shows_exactly_zero() -> None:
+    # the committed factorial: CompletionLoop never fires on the simulated agent, so its
+    # episodes equal those without it; float noise in the clustered errors of token counts
+    # (1e5 and more) once showed as an interval like [-0.0011, +0.0011]
+    summary = read_summary(Path("results/seed-factorial/summary.json"))
+    metrics = ["input_tokens", "output_tokens", "todo_output_tokens", "turns"]
+    for effect in main_effects(summary, metrics):
+        if effect.factor == "completion-loop":
+            assert (effect.effect, effect.stderr, effect.ci_low, effect.ci_high) == (0, 0, 0, 0)

@@ -132,3 +132,33 @@ def test_path_resolution_is_linear() -> None:
     with pytest.raises(WorkspaceError):
         Workspace.normalise("a/" * 128_000)
     assert time.perf_counter() - started < 0.5
+
+
+def test_a_workbook_is_parsed_once_per_version(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import harness.workspace as module
+
+    loads: list[bool] = []
+    real = module._load_book
+
+    def counting(target: Path, path: str, read_only: bool = False) -> object:
+        loads.append(read_only)
+        return real(target, path, read_only)
+
+    monkeypatch.setattr(module, "_load_book", counting)
+    ws.create_excel("out.xlsx", rows=[["a", "b"]])
+    loads.clear()
+    first = ws.xlsx("out.xlsx")
+    first["Sheet1"][0][0] = "changed by a caller"
+    assert ws.xlsx("out.xlsx") == {"Sheet1": [["a", "b"]]}  # callers get their own copy
+    assert ws.xlsx_cells("out.xlsx", None, "A1:B1") == [["a", "b"]]
+    assert ws.xlsx_cells("out.xlsx", None, "A1:B1") == [["a", "b"]]
+    assert len(loads) == 2  # the sheets once, the cell range once
+    # a new version of the file (same size, written within the same clock tick) is read anew
+    ws.create_excel("out.xlsx", rows=[["c", "d"]])
+    loads.clear()
+    assert ws.xlsx("out.xlsx") == {"Sheet1": [["c", "d"]]}
+    assert ws.xlsx_cells("out.xlsx", None, "A1:B1") == [["c", "d"]]
+    assert ws.xlsx_sheet_names("out.xlsx") == ["Sheet1"]
+    assert len(loads) == 3

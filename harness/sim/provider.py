@@ -36,6 +36,10 @@ _DEFAULT_CONFIG = GenerateConfig()
 class SimModel(ModelAPI):
     """A scripted, competent agent with calibrated fallibility (see DESIGN.md §7)."""
 
+    #: it never changes the tool schemas it is given, so the agent loop lets inspect share
+    #: them across calls instead of deep-copying them on every call
+    READS_TOOLS_ONLY = True
+
     def __init__(
         self,
         model_name: str,
