@@ -1,14 +1,15 @@
-"""The bare-inspect baseline for `make perf`: the same number of samples and turns as a harness
-run, through inspect's own eval set with a scripted provider (mockllm) and a trivial tool, and
-the runner's log settings. What the harness costs beyond this is the harness's own.
+"""The bare-inspect baseline for `make perf`: the same samples, turns and tool calls per turn as a
+harness run, through inspect's own eval set with a scripted provider (mockllm) and a trivial
+tool, and the runner's log settings. What the harness costs beyond this is the harness's own.
 
 `--tools harness` also offers the model the harness's own tool schemas (L3-granular's todo
 tools and the seven workspace tools, never called): what inspect itself costs per model call
 for schemas of that size (it deep-copies and logs them on every call), apart from what the
 harness does.
 
-`python scripts/bare_inspect.py TURNS,TURNS,... --epochs E --log-dir D [--tools harness]`
-prints wall seconds and peak RSS (MB) as JSON.
+`python scripts/bare_inspect.py CALLS.json --log-dir D [--epochs E] [--tools harness]`, where
+CALLS.json lists per sample the tool calls of each turn (the last turn answers in text), prints
+wall seconds and peak RSS (MB) as JSON.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import json
 import resource
 import time
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, eval_set
@@ -32,7 +34,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate, use_tools
-from inspect_ai.tool import Tool, ToolChoice, ToolDef, ToolInfo, tool
+from inspect_ai.tool import Tool, ToolCall, ToolChoice, ToolDef, ToolInfo, tool
 
 
 @tool
@@ -59,15 +61,20 @@ def turns_scorer() -> Any:
 def scripted(
     input: list[ChatMessage], tools: list[ToolInfo], choice: ToolChoice, config: GenerateConfig
 ) -> ModelOutput:
-    """A tool call per turn until the sample's turn count (written in its prompt) is reached."""
+    """Each turn makes the sample's tool calls for that turn (the plan is in its prompt, at
+    least one call so that the loop goes on), the last one answers in text."""
     prompt = next(m.text for m in input if isinstance(m, ChatMessageUser))
-    wanted = int(prompt.split("turns=")[1])
+    plan = [int(n) for n in prompt.split("calls=")[1].split(",")]
     done = sum(isinstance(m, ChatMessageAssistant) for m in input)
-    if done + 1 >= wanted:
+    if done + 1 >= len(plan):
         output = ModelOutput.from_content(model="mockllm", content="Done.")
     else:
-        output = ModelOutput.for_tool_call(
-            model="mockllm", tool_name="note", tool_arguments={"text": f"step {done}"}
+        calls = [
+            ToolCall(id=f"c{done}-{i}", function="note", arguments={"text": f"step {done}.{i}"})
+            for i in range(max(1, plan[done]))
+        ]
+        output = ModelOutput.from_message(
+            ChatMessageAssistant(content="", tool_calls=calls, model="mockllm")
         )
     # usage given, as the simulated agent gives it (else mockllm counts with tiktoken, online)
     read = sum(len(m.text) for m in input) // 4
@@ -106,12 +113,15 @@ def harness_schemas() -> list[ToolDef]:
     ]
 
 
-def run(turns: list[int], epochs: int, log_dir: str, tools: str = "note") -> dict[str, float]:
+def run(turns: list[list[int]], epochs: int, log_dir: str, tools: str = "note") -> dict[str, float]:
     offered: list[Tool | ToolDef] = [note()]
     if tools == "harness":
         offered += harness_schemas()
     task = Task(
-        dataset=[Sample(input=f"Work. turns={t}", id=f"s{i}") for i, t in enumerate(turns)],
+        dataset=[
+            Sample(input=f"Work. calls={','.join(map(str, t))}", id=f"s{i}")
+            for i, t in enumerate(turns)
+        ],
         solver=[use_tools(offered), generate(tool_calls="loop")],
         scorer=turns_scorer(),
     )
@@ -135,12 +145,12 @@ def run(turns: list[int], epochs: int, log_dir: str, tools: str = "note") -> dic
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("turns")
+    parser.add_argument("calls", help="JSON file: per sample, the tool calls of each turn")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--log-dir", required=True)
     parser.add_argument("--tools", choices=["note", "harness"], default="note")
     args = parser.parse_args()
-    turns = [int(t) for t in args.turns.split(",")]
+    turns = json.loads(Path(args.calls).read_text())
     print(json.dumps(run(turns, args.epochs, args.log_dir, args.tools)))
 
 

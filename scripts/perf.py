@@ -91,16 +91,29 @@ def harness_run(root: Path, epochs: int, scenarios: str = "all") -> dict[str, An
         + ["--scenarios", scenarios, "--epochs", str(epochs), "--workers", "1"]
         + ["--display", "none", "--out", str(out), "--fresh"]
     )
-    summary = json.loads((out / "summary.json").read_text())
-    turns = [int(e["values"]["turns"]) for e in summary["variants"][0]["per_episode"]]
-    return {"wall": wall, "rss": rss, "turns": turns}
+    return {"wall": wall, "rss": rss, "turns": calls_per_turn(out)}
 
 
-def bare_run(root: Path, turns: list[int], tools: str) -> dict[str, Any]:
+def calls_per_turn(out: Path) -> list[list[int]]:
+    """Per episode of a harness run, the tool calls of each model turn (from its ledgers)."""
+    from inspect_ai.log import read_eval_log
+
+    from harness.agent import EpisodeRecord
+
+    episodes = []
+    for path in sorted((out / "logs").glob("*/*.eval")):
+        for sample in read_eval_log(str(path)).samples or []:
+            events = sample.store_as(EpisodeRecord).ledger["events"]
+            episodes.append([e["tool_calls"] for e in events if e["kind"] == "assistant"])
+    return episodes
+
+
+def bare_run(root: Path, turns: list[list[int]], tools: str) -> dict[str, Any]:
     script = Path(__file__).with_name("bare_inspect.py")
+    plan = root / "calls.json"
+    plan.write_text(json.dumps(turns))
     wall, rss = measured(
-        [sys.executable, str(script), ",".join(map(str, turns)), "--log-dir", str(root / "b")]
-        + ["--tools", tools]
+        [sys.executable, str(script), str(plan), "--log-dir", str(root / "b"), "--tools", tools]
     )
     shutil.rmtree(root / "b", ignore_errors=True)
     return {"wall": wall, "rss": rss, "turns": turns}
@@ -113,7 +126,7 @@ SIZES = ("start-up", 1, 3, 9)
 
 
 def one_round(
-    root: Path, order: int, turns_of: dict[object, list[int]]
+    root: Path, order: int, turns_of: dict[object, list[list[int]]]
 ) -> dict[tuple[object, str], dict[str, Any]]:
     """Every size once, the three kinds back to back in a rotating order (interleaved, so a
     slow spell of the machine falls on all three); the first round runs the harness first to
@@ -135,7 +148,7 @@ def one_round(
 def against_bare(root: Path, repeats: int) -> list[list[str]]:
     """Harness (L3-granular, sim/sloppy, one worker) against bare inspect on the same samples and
     turns: medians over `repeats` interleaved rounds, ratios paired within a round."""
-    turns_of: dict[object, list[int]] = {}
+    turns_of: dict[object, list[list[int]]] = {}
     rounds = [one_round(root, r % len(KINDS), turns_of) for r in range(repeats)]
 
     def med(values: list[float]) -> float:
@@ -152,7 +165,8 @@ def against_bare(root: Path, repeats: int) -> list[list[str]]:
         label = (
             "start-up (1 episode)"
             if size == "start-up"
-            else f"{size} epoch(s): {len(turns)} episodes, {sum(turns)} turns"
+            else f"{size} epoch(s): {len(turns)} episodes, {sum(map(len, turns))} turns, "
+            f"{sum(map(sum, turns))} tool calls"
         )
         rows.append(
             [label]
@@ -163,7 +177,8 @@ def against_bare(root: Path, repeats: int) -> list[list[str]]:
             + [f"{a} time" for a in ratio_cells(walls)]
         )
     one, nine = rounds[0][1, "harness"]["turns"], rounds[0][9, "harness"]["turns"]
-    extra_turns, extra_episodes = sum(nine) - sum(one), len(nine) - len(one)
+    extra_turns = sum(map(len, nine)) - sum(map(len, one))
+    extra_episodes = len(nine) - len(one)
     per_turn = [
         {k: (r[9, k]["wall"] - r[1, k]["wall"]) / extra_turns * 1000 for k in KINDS} for r in rounds
     ]
