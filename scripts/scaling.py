@@ -92,15 +92,24 @@ def table(frame: pd.DataFrame) -> pd.DataFrame:
 
 def slopes(frame: pd.DataFrame) -> pd.DataFrame:
     """Per variant: the log-log slope (scaling exponent) of todo output tokens and of input
-    tokens per episode against n, by OLS over every episode with tokens > 0."""
+    tokens per episode against n, by OLS over every episode with tokens > 0. A slope needs
+    episodes at two sizes at least and an interval one more episode than that; where they are
+    missing (a model that never touched its list, a one-size run) the cell says so."""
     rows = []
     for variant, group in frame.groupby("variant"):
         row: dict[str, Any] = {"variant": variant}
         for column, label in (("todo_output_tokens", "todo out"), ("input_tokens", "input")):
             used = group[group[column] > 0]
+            row[f"{label} exponent"] = math.nan
+            row[f"{label} 95% CI"] = f"too few points ({len(used)} episodes with tokens)"
+            if used["n"].nunique() < 2:
+                continue
             fit = sm.OLS(used[column].map(math.log), sm.add_constant(used["n"].map(math.log))).fit()
             row[f"{label} exponent"] = fit.params.iloc[1]
-            row[f"{label} 95% CI"] = "[{:.2f}, {:.2f}]".format(*fit.conf_int().iloc[1])
+            if fit.df_resid >= 1:
+                row[f"{label} 95% CI"] = "[{:.2f}, {:.2f}]".format(*fit.conf_int().iloc[1])
+            else:
+                row[f"{label} 95% CI"] = "none (exact fit through 2 points)"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -144,18 +153,30 @@ def main() -> None:
         default="",
         help="more `todo-bench run` options, e.g. '--workers 1 --max-turns 30' for a local model",
     )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="analyse OUT/run/summary.json again without running (e.g. after changing the table)",
+    )
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in args.sizes.split(",")]
-    summary = run(args.model, sizes, args.epochs, out, args.variants, shlex.split(args.run_args))
+    if args.reuse:
+        summary = out / "run" / "summary.json"
+        if not summary.is_file():
+            sys.exit(f"scaling: --reuse needs a finished run at {summary}; run without --reuse")
+    else:
+        extra = shlex.split(args.run_args)
+        summary = run(args.model, sizes, args.epochs, out, args.variants, extra)
+    facts = read_summary(summary)
     frame = episodes(summary)
     numbers, fitted = table(frame), slopes(frame)
     numbers.to_csv(out / "scaling.csv", index=False, float_format="%.4g")
     fitted.to_csv(out / "slopes.csv", index=False, float_format="%.4g")
     plot(frame, out / "scaling.png")
     text = (
-        f"# Cost against list length ({args.model}, {args.epochs} epochs, seed 0)\n\n"
+        f"# Cost against list length ({facts.model}, {facts.epochs} epochs, seed {facts.seed})\n\n"
         + tabulate(numbers, headers="keys", tablefmt="github", showindex=False, floatfmt=".3g")
         + "\n\nScaling exponents (log-log OLS slope over episodes, with 95% CI):\n\n"
         + tabulate(fitted, headers="keys", tablefmt="github", showindex=False, floatfmt=".2f")
