@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from inspect_ai.tool import ToolError
@@ -97,3 +101,14 @@ class Driver:
 
 def items(*rows: tuple[str, str, str]) -> list[dict[str, str]]:
     return [{"id": i, "text": t, "status": s} for i, t, s in rows]
+
+
+def load_script(name: str) -> ModuleType:
+    """`scripts/<name>.py` as a module (scripts/ is not a package)."""
+    path = Path(__file__).parents[1] / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -3,8 +3,6 @@ and with `--tools harness` offers the harness's own tool schemas."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -12,18 +10,13 @@ import pytest
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import read_eval_log
 
-pytestmark = pytest.mark.slow
+from tests.helpers import load_script
 
-SCRIPT = Path(__file__).parents[1] / "scripts" / "bare_inspect.py"
+pytestmark = pytest.mark.slow
 
 
 def _baseline() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bare_inspect", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bare_inspect"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bare_inspect")
 
 
 @pytest.mark.parametrize(("tools", "offered"), [("note", 1), ("harness", 13)])

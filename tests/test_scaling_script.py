@@ -3,25 +3,17 @@ traceback) where a run gives too few points to fit, as a real model that quits e
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pandas as pd
 import pytest
 
-SCRIPT = Path(__file__).parents[1] / "scripts" / "scaling.py"
+from tests.helpers import load_script
 
 
 def _scaling() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("scaling_script", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["scaling_script"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scaling")
 
 
 def _frame(points: list[tuple[int, float, float]]) -> pd.DataFrame:
