@@ -1,0 +1,26 @@
+"""Test-session hooks."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _encodable(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Escape lone surrogates in what a test report carries.
+
+    The fuzz tests feed tools hostile text such as '\\ud800'; when any of it reaches a report
+    (captured output, or a failure's text), pytest-xdist cannot send the report to the
+    controller, the worker dies with an INTERNALERROR and the result is lost. Escaping keeps
+    the report readable and the run's outcome intact; a report that is already valid UTF-8 is
+    left as it is.
+    """
+    report.sections = [(title, _encodable(content)) for title, content in report.sections]
+    if report.longrepr is not None:
+        text = str(report.longrepr)
+        if _encodable(text) != text:
+            report.longrepr = _encodable(text)
