@@ -22,7 +22,7 @@ import pandas as pd
 import statsmodels.api as sm
 from tabulate import tabulate
 
-from harness.report import price_for, read_summary
+from harness.report import Summary, price_for, read_summary
 
 OUT = Path("results/scaling")
 VARIANTS = (
@@ -49,8 +49,7 @@ def run(
     return out / "run" / "summary.json"
 
 
-def episodes(summary_path: Path) -> pd.DataFrame:
-    summary = read_summary(summary_path)
+def episodes(summary: Summary) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for variant in summary.variants:
         for episode in variant.per_episode:
@@ -170,7 +169,7 @@ def main() -> None:
         extra = shlex.split(args.run_args)
         summary = run(args.model, sizes, args.epochs, out, args.variants, extra)
     facts = read_summary(summary)
-    frame = episodes(summary)
+    frame = episodes(facts)
     numbers, fitted = table(frame), slopes(frame)
     numbers.to_csv(out / "scaling.csv", index=False, float_format="%.4g")
     fitted.to_csv(out / "slopes.csv", index=False, float_format="%.4g")
