@@ -79,7 +79,9 @@ def main_effects(summary: Summary, metrics: Sequence[str] = DEFAULT_METRICS) -> 
         scale = max(1.0, float(np.abs(y).max(initial=0.0)))
         for k, i in enumerate(varying, start=1):
             coef = _clean(params[k], scale)
-            se = _clean(bse[k], scale)
+            # the clustered variance is a difference of terms of size scale², so its float noise
+            # is about eps·scale² and the error's about sqrt(eps)·scale (1.5e-8·scale)
+            se = _clean(bse[k], scale * SE_NOISE)
             if se > 0:
                 low, high, p = float(interval[k][0]), float(interval[k][1]), float(pvalues[k])
             else:  # no spread to test against: certain if the difference is not zero
@@ -98,8 +100,12 @@ def main_effects(summary: Summary, metrics: Sequence[str] = DEFAULT_METRICS) -> 
     return out
 
 
+#: a standard error is float noise below 1e-9·SE_NOISE = 1e-7 of the metric's scale (main_effects)
+SE_NOISE = 100.0
+
+
 def _clean(value: float, scale: float = 1.0) -> float:
-    """Six decimals; float noise (below 1e-9 of the metric's scale) and -0.0 as 0."""
+    """Six decimals; float noise (below 1e-9 of `scale`) and -0.0 as 0."""
     rounded = round(float(value), 6)
     return 0.0 if abs(rounded) < 1e-9 * scale else rounded
 

@@ -106,3 +106,16 @@ def test_a_switch_that_moves_a_large_metric_not_at_all_shows_exactly_zero() -> N
     for effect in main_effects(summary, metrics):
         if effect.factor == "completion-loop":
             assert (effect.effect, effect.stderr, effect.ci_low, effect.ci_high) == (0, 0, 0, 0)
+
+
+def test_a_small_real_effect_on_a_large_metric_keeps_its_interval() -> None:
+    # the other side of the float-noise cut: token counts near 4e5 (as in the committed run)
+    # with a planted 5-token effect and one token of noise keep a nonzero error and interval
+    summary = _summary(list(SEED_FACTORIAL), {"planner": 5.0})
+    for variant in summary.variants:
+        for episode in variant.per_episode:
+            episode.values["input_tokens"] = 4e5 + episode.values["turns"] * 3.3
+    effects = {e.factor: e for e in main_effects(summary, ["input_tokens"])}
+    planner = effects["planner"]
+    assert planner.stderr > 0 and planner.ci_low < planner.effect < planner.ci_high
+    assert planner.ci_low < 5.0 * 3.3 < planner.ci_high
