@@ -97,7 +97,11 @@ class GeneratedFiles(_Strict):
     @field_validator("pattern")
     @classmethod
     def _pattern_confined(cls, value: str) -> str:
-        _confined(value.replace("{", "").replace("}", ""))
+        # runs after _only_i, so formatting is safe; `{i}` expands to digits, never a separator
+        try:
+            paths.normalise(value.format(i=1))
+        except paths.PathRefused as refused:
+            raise ValueError(f"'{value}' leaves the workspace.") from refused
         return value
 
     def expand(self) -> list[FileSpec]:
