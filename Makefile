@@ -37,8 +37,12 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # every check but the heavy suites and the real-model test
-test: lint
-	$(BIN)/todo-bench scenarios check
+# `scenarios check` (mostly file I/O) runs beside ruff and mypy (one core each), then pytest
+test: $(STAMP)
+	$(BIN)/todo-bench scenarios check & checks=$$!; \
+	  $(MAKE) --no-print-directory lint; lint=$$?; \
+	  wait $$checks; scenarios=$$?; \
+	  test $$lint -eq 0 && test $$scenarios -eq 0
 	$(BIN)/pytest -m "not realmodel and not heavy" -q -n 2 --dist loadfile
 
 # the minutes-long suites: 2,000 fuzzed calls per tool, kill-and-resume, the wheel in a fresh
