@@ -81,9 +81,10 @@ def test_a_long_session_is_streamed(tmp_path: Path) -> None:
     call = next(line for line in source if '"TodoWrite"' in line)
     big = tmp_path / "long.jsonl"
     big.write_text("\n".join([call] * 20_000) + "\n", encoding="utf-8")
-    (session,) = run_audit([big]).sessions
+    audit = run_audit([big])
+    (session,) = audit.sessions
     assert (session.todo_calls, session.no_ops) == (20_000, 19_999)
-    assert "long.jsonl" in render(run_audit([big]))
+    assert "long.jsonl" in render(audit)
 
 
 @pytest.mark.slow
