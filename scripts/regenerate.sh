@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate every committed simulated-agent result with the code as it stands (a test fails when
-# results/latest was made by other code). About 25 minutes on 2 cores. Run from the repository.
+# results/latest was made by other code). 20-25 minutes on 2 cores. Run from the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make install >/dev/null
