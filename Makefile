@@ -4,15 +4,23 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install bench test test-slow test-fast lint perf scaling real-model clean regress baseline report
+.PHONY: install lock bench test test-slow test-fast lint perf scaling real-model clean regress baseline report
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -c constraints.txt
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# re-pin constraints.txt to the newest versions pyproject.toml allows (then run make test)
+lock:
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install --quiet --upgrade pip
+	.lock-venv/bin/python -m pip install --quiet -e '.[dev]'
+	{ sed -n '/^#/p' constraints.txt; .lock-venv/bin/pip freeze --exclude-editable; } > constraints.new
+	mv constraints.new constraints.txt && rm -rf .lock-venv
 
 bench: $(STAMP)
 	$(BIN)/todo-bench run --model sim/sloppy --variants headline --epochs 3 --seed 0
