@@ -658,9 +658,11 @@ def select(scenarios: Iterable[Scenario], wanted: Sequence[str] | str | None) ->
     pool = list(scenarios)
     default = [s for s in pool if STRESS_TAG not in s.tags]
     if wanted is None or wanted == "all" or wanted == []:
-        return default
+        return _some(default, "the default suite")
     names = [w.strip() for w in (wanted.split(",") if isinstance(wanted, str) else wanted)]
     names = [n for n in names if n]
+    if not names:
+        return _some(default, "the default suite")
     if "all" in names:
         names = [n for n in names if n != "all"] + [s.id for s in default]
     known = {s.id for s in pool} | {t for s in pool for t in s.tags}
@@ -671,11 +673,22 @@ def select(scenarios: Iterable[Scenario], wanted: Sequence[str] | str | None) ->
         )
     stress = STRESS_TAG in names
     # a tag picks from the default suite; stress scenarios need `hard` or their own id
-    return [
+    chosen = [
         s
         for s in pool
         if s.id in names or (set(s.tags) & set(names) and (stress or STRESS_TAG not in s.tags))
     ]
+    return _some(chosen, f"'{','.join(names)}'")
+
+
+def _some(chosen: list[Scenario], what: str) -> list[Scenario]:
+    # an empty selection would reach inspect as "the specified dataset is empty"
+    if not chosen:
+        raise ScenarioError(
+            f"{what} selects no scenario: the ones it could pick are all tagged '{STRESS_TAG}'"
+            f" (the stress suite runs only when asked: add '{STRESS_TAG}' or their ids)"
+        )
+    return chosen
 
 
 def json_schema() -> str:

@@ -169,3 +169,15 @@ def test_a_tag_shared_with_stress_scenarios_picks_from_the_default_suite() -> No
     long = {s.id for s in select(SCENARIOS, "long")}
     assert "long_list" in long and not any(i.startswith("hard_") for i in long)
     assert "hard_notes_10" in {s.id for s in select(SCENARIOS, "hard_notes_10")}
+
+
+def test_a_selection_of_nothing_is_a_clear_error_not_an_empty_dataset() -> None:
+    # a folder holding only stress scenarios: the default suite and their shared tags pick
+    # nothing (inspect would only say "the specified dataset is empty"); 'hard' or an id does
+    only_hard = [s for s in SCENARIOS if "hard" in s.tags and "long" in s.tags]
+    assert only_hard
+    for wanted in (None, "all", "long", ","):
+        with pytest.raises(ScenarioError, match=r"selects no scenario: .* all tagged 'hard'"):
+            select(only_hard, wanted)
+    assert select(only_hard, "hard") == only_hard
+    assert [s.id for s in select(only_hard, only_hard[0].id)] == [only_hard[0].id]
