@@ -110,7 +110,8 @@ def test_a_switch_that_moves_a_large_metric_not_at_all_shows_exactly_zero() -> N
 
 def test_a_small_real_effect_on_a_large_metric_keeps_its_interval() -> None:
     # the other side of the float-noise cut: token counts near 4e5 (as in the committed run)
-    # with a planted 5-token effect and one token of noise keep a nonzero error and interval
+    # with a planted 16.5-token effect (5 turns x 3.3) and about one token of noise keep a
+    # nonzero error and an interval around the effect
     summary = _summary(list(SEED_FACTORIAL), {"planner": 5.0})
     for variant in summary.variants:
         for episode in variant.per_episode:
