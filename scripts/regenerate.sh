@@ -36,7 +36,7 @@ $TB factorial results/seed-factorial > results/seed-factorial/factorial.md
 $TB gate-accuracy results/seed-factorial > results/seed-factorial/gate-accuracy.md
 .venv/bin/python scripts/scaling.py >/dev/null
 if command -v chromium >/dev/null; then
-  chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,2600 \
+  chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1800,2600 \
     --screenshot=results/latest/leaderboard.png "file://$PWD/results/latest/leaderboard.html" \
     >/dev/null 2>&1
 fi
