@@ -73,9 +73,10 @@ def _run_id(
     model_args: dict[str, Any],
     origin: Provenance,
 ) -> str:
-    """Changes with any input: model, seed, epochs, variants, scenario content, code."""
+    """Changes with any input that can move a number: model, seed, epochs, variants, scenario
+    content, task and sim versions (not the code's bytes: a refactor keeps the run id)."""
     key = json.dumps(
-        [model, seed, epochs, variants, scenarios, model_args, origin.model_dump()],
+        [model, seed, epochs, variants, scenarios, model_args, origin.meaning()],
         sort_keys=True,
     )
     slug = model.replace("/", "_").replace(":", "_")
@@ -146,7 +147,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         load_table(Path(args.heuristic_rules))  # a broken table is one line now, not per worker
     labels = [v.label for v in variants]
-    origin = provenance(scenarios)
+    origin = provenance(scenarios, simulated=is_sim)
     run_dir = (
         Path(args.out)
         if args.out
@@ -265,7 +266,7 @@ class RunRecord(BaseModel):
 def _claim_run_dir(
     run_dir: Path, model: str, variants: list[str], seed: int, epochs: int, origin: Provenance
 ) -> None:
-    """Write run.json, or refuse to resume into logs made with other inputs or code."""
+    """Write run.json, or refuse to resume into logs made with other inputs or versions."""
     record = RunRecord(
         model=model,
         variants=variants,
@@ -282,13 +283,14 @@ def _claim_run_dir(
             old = RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
         except ValueError as error:
             raise UsageError(f"{path}: unreadable run record; use --fresh to start over") from error
+        # compared by meaning: a run made by code that differs only in comments or structure
+        # resumes; one made under another task or sim version does not
+        before, now = old.provenance.meaning(), origin.meaning()
         differs = [
             name
             for name, a, b in (
                 ("model", old.model, model),
-                ("scenarios", old.provenance.scenario_hash, origin.scenario_hash),
-                ("code", old.provenance.code_hash, origin.code_hash),
-                ("project version", old.provenance.project_version, origin.project_version),
+                *((key, before[key], now[key]) for key in now),
                 ("seed", old.seed, seed),
                 ("epochs", old.epochs, epochs),
             )
@@ -367,7 +369,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from harness.compare import compare, junit, load_tolerances, mismatches, render
 
     base, new = _read(args.base), _read(args.new)
-    problems = mismatches(base, new)
+    problems = mismatches(base, new, statistical=args.statistical)
     if problems and not args.allow_mismatch:
         raise UsageError(
             f"{args.base} and {args.new} are not comparable: {'; '.join(problems)} "

@@ -1,12 +1,15 @@
 """`todo-bench compare BASE NEW`: the regression gate between two runs.
 
-Runs must be comparable (same model, scenario set and content, epochs, schema) or the comparison
-is refused. Episodes are paired by scenario and epoch. For a deterministic model (the simulated
-agent) the comparison is exact: any difference in a watched metric fails, since the same inputs
-must give the same numbers. Otherwise each watched metric of each variant is tested on the pairs
-(`harness.stats`: exact McNemar for binary metrics, a paired permutation test for counts), all
-p-values are Holm-corrected together, and a change is a regression (or an improvement) when its
-corrected p-value is below `alpha` and its size exceeds the metric's tolerance.
+Runs must be comparable (same model, scenario set and content, epochs, schema, task and sim
+versions, and for the exact comparison the same seed) or the comparison is refused. Runs made
+with different seeds can be compared only with `--statistical`: their episodes are then paired
+by scenario and epoch as independent draws of the same cell, not as replays. For a deterministic
+model (the simulated agent) the comparison is exact: any difference in a watched metric fails,
+since the same inputs must give the same numbers. Otherwise each watched metric of each variant
+is tested on the pairs (`harness.stats`: exact McNemar for binary metrics, a paired permutation
+test for counts), all p-values are Holm-corrected together, and a change is a regression (or an
+improvement) when its corrected p-value is below `alpha` and its size exceeds the metric's
+tolerance; a smaller change is shown as not significant, never hidden.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ WATCHED: dict[str, Literal["higher", "lower"]] = {
     "false_todo_completions": "lower",
     "lost_history": "lower",
 }
-Verdict = Literal["regression", "improvement", "changed", "unchanged", "missing"]
+Verdict = Literal["regression", "improvement", "changed", "not significant", "unchanged", "missing"]
 
 
 class Finding(BaseModel):
@@ -56,9 +59,19 @@ class Comparison(BaseModel):
         return any(f.verdict in ("regression", "changed", "missing") for f in self.findings)
 
 
-def mismatches(base: Summary, new: Summary) -> list[str]:
-    """Why two summaries cannot be compared fairly (empty when they can)."""
+def mismatches(base: Summary, new: Summary, statistical: bool = False) -> list[str]:
+    """Why two summaries cannot be compared fairly (empty when they can). A different seed is
+    a mismatch for the exact comparison (it changes every episode of a deterministic model) but
+    not for the statistical one, which treats the episodes as draws."""
     out = []
+    if base.seed != new.seed and not statistical:
+        out.append(f"seed {base.seed} vs {new.seed} (use --statistical to test the difference)")
+    for name, a, b in (
+        ("task version", base.provenance.task_version, new.provenance.task_version),
+        ("sim version", base.provenance.sim_version, new.provenance.sim_version),
+    ):
+        if a != b:
+            out.append(f"{name} {a} vs {b}")
     if base.schema_version != new.schema_version:
         out.append(f"schema version {base.schema_version} vs {new.schema_version}")
     if base.model != new.model:
@@ -137,7 +150,12 @@ def _judge(test: Test, exact: bool, alpha: float, tolerance: float) -> Finding:
     if test.p_holm < alpha:
         verdict: Verdict = "regression" if worse else "improvement"
         return Finding(variant=test.variant, metric=test.metric, verdict=verdict, test=test)
-    return Finding(variant=test.variant, metric=test.metric, verdict="unchanged", test=test)
+    # a change the test cannot tell from noise is still a change: shown with its interval and
+    # p-value (it does not fail the gate), never reported as "no change"
+    note = "worse on average" if worse else "better on average"
+    return Finding(
+        variant=test.variant, metric=test.metric, verdict="not significant", test=test, detail=note
+    )
 
 
 def _row(f: Finding) -> list[object]:
@@ -157,7 +175,17 @@ def _row(f: Finding) -> list[object]:
     ]
 
 
-HEADERS = ["variant", "metric", "verdict", "base", "new", "delta [95% CI]", "p (Holm)", "pairs", ""]
+HEADERS = [
+    "variant",
+    "metric",
+    "verdict",
+    "base",
+    "new",
+    "delta [95% CI]",
+    "p (Holm)",
+    "pairs",
+    "note",
+]
 
 
 def render(
@@ -174,6 +202,9 @@ def render(
     head = f"{verdict}: {result.base} -> {result.new}; {mode}."
     if not shown:
         return f"{head} No watched metric changed.\n"
+    quiet = sum(f.verdict == "not significant" for f in result.findings)
+    if quiet:
+        head += f" {quiet} change(s) not significant at alpha {result.alpha} (shown, not failing)."
     table = tabulate(
         [_row(f) for f in shown],
         headers=HEADERS,

@@ -1,6 +1,8 @@
-"""What produced a run: hashes of the scenarios and the harness's code, the project version, and
-the git commit where there is one (recorded in run.json; kept out of summary.json, which must be
-byte-identical for the same code and inputs whichever commit holds them)."""
+"""What produced a run: the task and sim versions and the scenario hash (which decide whether
+two runs may be mixed or compared), and as information the project version, a hash of the
+harness's code, the inspect_ai version, and the git commit where there is one (recorded in
+run.json; kept out of summary.json, which must be byte-identical for the same inputs whichever
+commit holds them)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 
 from harness.report import Provenance
 from harness.scenario import Scenario
+from harness.versions import SIM_VERSION, TASK_VERSION
 
 HARNESS = Path(__file__).resolve().parent
 
@@ -57,9 +60,19 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
-def provenance(scenarios: Iterable[Scenario]) -> Provenance:
+def _inspect_version() -> str:
+    try:
+        return version("inspect_ai")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def provenance(scenarios: Iterable[Scenario], *, simulated: bool) -> Provenance:
     return Provenance(
+        task_version=TASK_VERSION,
+        sim_version=SIM_VERSION if simulated else None,
+        scenario_hash=scenario_hash(scenarios),
         project_version=project_version(),
         code_hash=code_hash(),
-        scenario_hash=scenario_hash(scenarios),
+        inspect_ai=_inspect_version(),
     )

@@ -73,8 +73,17 @@ def title(summary: Summary) -> str:
     head = "INCOMPLETE RUN: " if not summary.complete else ""
     return (
         f"{head}Model: {summary.model}{note}; {len(summary.scenarios)} scenarios x "
-        f"{summary.epochs} epochs{seed}. Cells: mean ± {summary.stderr_method}."
+        f"{summary.epochs} epochs{seed}; {versions(summary)}. "
+        f"Cells: mean ± {summary.stderr_method}."
     )
+
+
+def versions(summary: Summary) -> str:
+    """Which task (and sim) version made the numbers: runs of different versions differ in
+    meaning and are never mixed silently."""
+    origin = summary.provenance
+    task = f"task v{origin.task_version}" if origin.task_version else "task version not recorded"
+    return task + (f", sim v{origin.sim_version}" if origin.sim_version is not None else "")
 
 
 def _stat_of(v: VariantSummary, metric: str) -> Stat | None:

@@ -74,11 +74,25 @@ class VariantSummary(BaseModel):
 
 
 class Provenance(BaseModel):
-    """What produced a summary: a different value means different inputs."""
+    """What produced a summary. The versions and the scenario hash decide comparability; the
+    rest is information (a refactor changes the code hash but no number)."""
 
-    project_version: str = ""
-    code_hash: str = ""  # of the harness's source files
+    task_version: int = Field(0, description="harness.versions.TASK_VERSION; 0: not recorded")
+    sim_version: int | None = Field(
+        None, description="harness.versions.SIM_VERSION for simulated agents, else null"
+    )
     scenario_hash: str = ""  # of the selected scenarios, as loaded
+    project_version: str = ""
+    code_hash: str = ""  # of the harness's source files: information only
+    inspect_ai: str = ""  # the inspect_ai version: information only
+
+    def meaning(self) -> dict[str, object]:
+        """The fields that decide whether two runs may be mixed or compared."""
+        return {
+            "task version": self.task_version,
+            "sim version": self.sim_version,
+            "scenarios": self.scenario_hash,
+        }
 
 
 class Summary(BaseModel):

@@ -16,6 +16,7 @@ from harness.heuristic import load_table
 from harness.scenario import SCENARIO_DIR, Scenario, load_scenarios, select
 from harness.scoring import todo_scorer
 from harness.variants import Variant
+from harness.versions import TASK_VERSION
 
 
 def scenario_samples(scenarios: list[Scenario]) -> MemoryDataset:
@@ -32,8 +33,6 @@ def scenario_samples(scenarios: list[Scenario]) -> MemoryDataset:
     )
 
 
-#: 2: metric-truth fixes (endings, matcher, sanctions, state-based rules); record in the store
-TASK_VERSION = 3
 EVAL_FILE = Path(__file__).resolve().parent.parent / "evals" / "todo_bench.py"
 
 

@@ -147,3 +147,45 @@ def test_cli_exit_codes_md_junit_and_step_summary(
 def test_junit_has_one_case_per_variant_and_metric() -> None:
     xml = junit(compare(summary(run(suite(20))), summary(run(suite(20)))))
     assert xml.count("<testcase") == 8 and 'failures="0"' in xml
+
+
+def test_another_seed_is_refused_exactly_but_tested_statistically() -> None:
+    base = summary(run(suite(20), model="sim/sloppy"))
+    other = base.model_copy(update={"seed": 1})
+    assert any("seed 0 vs 1" in m for m in mismatches(base, other))
+    assert not mismatches(base, other, statistical=True)
+    assert not mismatches(base, base)
+
+
+def test_another_task_or_sim_version_is_refused() -> None:
+    base = summary(run(suite(20)))
+    for field, value, word in (("task_version", 99, "task version"), ("sim_version", 7, "sim")):
+        other = base.model_copy(
+            update={"provenance": base.provenance.model_copy(update={field: value})}
+        )
+        assert any(word in m for m in mismatches(base, other, statistical=True)), field
+
+
+def test_a_large_change_that_is_not_significant_is_shown_with_its_interval() -> None:
+    # dropped todos 0.83 -> 2.08 per episode on few, noisy episodes: too few to be significant
+    # at alpha 0.05 after Holm, but the reader must see the change, its interval and p-value
+    base_drops = [0, 0, 5, 0, 0, 0]
+    new_drops = [0, 0, 12, 0, 0, 0.5]
+    outcomes = {"a": [1.0, 1.0, 1.0], "b": [1.0, 1.0, 1.0]}
+    base = summary(run(outcomes, dropped_todos=[float(x) for x in base_drops]))
+    new = summary(run(outcomes, dropped_todos=[float(x) for x in new_drops]))
+    result = compare(base, new, exact=False)
+    assert not result.failed
+    (finding,) = [f for f in result.findings if f.verdict != "unchanged"]
+    assert finding.verdict == "not significant" and finding.metric == "dropped_todos"
+    assert finding.test is not None and finding.test.p_holm >= 0.05
+    text = render(result)
+    assert "No watched metric changed" not in text
+    assert "not significant" in text and f"{finding.test.p_holm:.4f}" in text
+    assert "[+" in text or "[-" in text  # the interval of the difference
+
+
+def test_every_column_of_the_pr_table_has_a_header() -> None:
+    result = compare(summary(run(suite(14))), summary(run(suite(20))))
+    header = render(result, "md").splitlines()[2]
+    assert all(cell.strip() for cell in header.strip("|").split("|")), header

@@ -12,7 +12,8 @@ from inspect_ai import eval, score
 from inspect_ai.log import read_eval_log
 
 from harness.scoring import todo_scorer
-from harness.task import TASK_VERSION, build_task
+from harness.task import build_task
+from harness.versions import TASK_VERSION
 
 pytestmark = pytest.mark.slow
 
