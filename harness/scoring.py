@@ -213,9 +213,13 @@ def detect_todo_faults(ledger: Ledger, scenario: Scenario, counts: Counts) -> No
     for event, sanctions, done in _walk(ledger):
         pairs = align(event.before, event.after)
         if event.op == "rewrite":
+            renamed, pairs = _requested_renames(pairs, sanctions, scenario)
             for pair in pairs:
                 _judge_rewrite_pair(pair, sanctions, history, scenario, counts)
-        elif event.op in ("delete", "rename"):
+            pairs += renamed
+        else:
+            # judged by what the call did to the store, whatever the tool is called: a product's
+            # update may delete (TaskUpdate status=deleted) or rename (TaskUpdate subject=...)
             _judge_explicit_op(pairs, sanctions, scenario, counts)
         for pair in pairs:
             _judge_tick(pair, done, scenario, counts)
@@ -225,6 +229,25 @@ def detect_todo_faults(ledger: Ledger, scenario: Scenario, counts: Counts) -> No
         history.texts |= {_norm(item.text) for item in event.after}
         history.planned = history.planned or bool(event.after)
     counts.values["unmatched_todos"] = float(len(unmatched))
+
+
+def _requested_renames(
+    pairs: list[Pair], sanctions: Sanctions, scenario: Scenario
+) -> tuple[list[Pair], list[Pair]]:
+    """Split off each removed item and added item that together make a rename the user asked
+    for (a design without ids gives a reworded text a new id unless it looks like the old one,
+    and the user may ask for any text); returns them, paired, and the other pairs."""
+    removed = [p.before for p in pairs if p.after is None and p.before is not None]
+    added = [p.after for p in pairs if p.before is None and p.after is not None]
+    renamed: list[Pair] = []
+    for old in removed:
+        new = next((a for a in added if sanctions.take_rename(old.text, a.text, scenario)), None)
+        if new is not None:
+            added.remove(new)
+            renamed.append(Pair(old, new))
+    taken = {id(p.before) for p in renamed} | {id(p.after) for p in renamed}
+    rest = [p for p in pairs if id(p.before) not in taken and id(p.after) not in taken]
+    return renamed, rest
 
 
 def _judge_tick(pair: Pair, done: set[str], scenario: Scenario, counts: Counts) -> None:

@@ -48,6 +48,7 @@ def run_episode(
     log_dir: Path,
     scenarios: str,
     variant: str,
+    scenario_dir: Path | None = None,
 ) -> EvalSample:
     """One scenario through the real loop with inspect's mockllm; a list plays turn by turn,
     then answers "Done."."""
@@ -60,7 +61,11 @@ def run_episode(
 
     model = get_model("mockllm/model", custom_outputs=outputs)
     logs = eval(
-        build_task(scenarios=scenarios, variant=variant),
+        build_task(
+            scenarios=scenarios,
+            variant=variant,
+            scenario_dir=None if scenario_dir is None else str(scenario_dir),
+        ),
         model=model,
         display="none",
         log_dir=str(log_dir),

@@ -458,3 +458,126 @@ def test_a_summary_list_of_calls_does_not_block_a_correct_finish(tmp_path: Path)
         )
     )
     assert only(found, "task_success", "blocked_completions", "fake_tool_calls") == (1, 0, 0)
+
+
+# -- product ops judged by what they do to the store ----------------------------------------
+
+
+def create(subject: str) -> tuple[str, dict[str, Any]]:
+    return ("TaskCreate", {"subject": subject, "description": subject})
+
+
+def update(task: str, **change: Any) -> tuple[str, dict[str, Any]]:
+    return ("TaskUpdate", {"taskId": task, **change})
+
+
+CC_PLAN = [turn(create("Write main.py"), create("Write test.py"))]
+
+
+@pytest.mark.parametrize(
+    ("calls", "expected"),
+    [
+        # an unasked delete through TaskUpdate, of a pending then of a completed task
+        ([update("2", status="deleted")], {"unsanctioned_deletes": 1, "lost_history": 0}),
+        (
+            [update("1", status="completed"), update("1", status="deleted")],
+            {"unsanctioned_deletes": 1, "lost_history": 1},
+        ),
+        # an unasked rename through TaskUpdate's subject
+        ([update("2", subject="Write the tests")], {"unsanctioned_renames": 1}),
+        # a status change alone is neither
+        (
+            [update("1", status="in_progress")],
+            {"unsanctioned_deletes": 0, "unsanctioned_renames": 0, "lost_history": 0},
+        ),
+    ],
+)
+def test_cc_tasks_updates_that_delete_or_rename_are_judged(
+    tmp_path: Path, calls: list[tuple[str, dict[str, Any]]], expected: dict[str, float]
+) -> None:
+    script = [*CC_PLAN, turn(MAIN), *(turn(call) for call in calls), turn(TEST)]
+    found = scores_of(run_episode(script, tmp_path, "main_and_test", "cc-tasks"))
+    assert {name: found[name] for name in expected} == expected
+
+
+def test_a_cc_tasks_delete_the_user_asked_for_is_not_counted(tmp_path: Path) -> None:
+    plan = [
+        turn(
+            *(
+                create(f"Write {f}")
+                for f in ("CHANGELOG.md", "CONTRIBUTING.md", "NOTICE.md", "README.md")
+            )
+        )
+    ]
+    writes = [
+        turn(("write_file", {"path": f, "content": c}))
+        for f, c in (("CHANGELOG.md", "# Changelog\n"), ("CONTRIBUTING.md", "# Contributing\n"))
+    ]
+    rest = [
+        turn(update("4", status="deleted")),
+        turn(("write_file", {"path": "NOTICE.md", "content": "# Notice\n"})),
+    ]
+    found = scores_of(run_episode([*plan, *writes, *rest], tmp_path, "user_cancels", "cc-tasks"))
+    assert only(found, "unsanctioned_deletes", "dropped_todos", "task_success") == (0, 0, 1)
+
+
+def renamed_to(tmp_path: Path, new_text: str) -> Path:
+    """The shipped user_renames scenario, with the user asking for `new_text` instead."""
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    source = Path("scenarios/user_renames.yaml").read_text(encoding="utf-8")
+    (folder / "user_renames.yaml").write_text(
+        source.replace("new_text: Write API docs", f"new_text: {new_text}"), encoding="utf-8"
+    )
+    return folder
+
+
+RENAME_DOCS = [
+    ("write_file", {"path": f"{name}.md", "content": f"# {title}\n"})
+    for name, title in (("api", "API"), ("guide", "Guide"), ("faq", "FAQ"))
+]
+
+
+def full_list(key: str, texts: list[str], **extra: str) -> dict[str, Any]:
+    if key == "items":  # L0 keeps the item's id across the rewrite
+        return rows(*((str(i), t, "pending") for i, t in enumerate(texts, start=1)))
+    field = "content" if key == "todos" else "step"
+    return {key: [{field: t, "status": "pending", **extra} for t in texts]}
+
+
+@pytest.mark.parametrize(
+    ("variant", "tool", "key", "extra"),
+    [
+        ("cc-todowrite", "TodoWrite", "todos", {"activeForm": "Working"}),
+        ("codex-plan", "update_plan", "plan", {}),
+        ("L0-rewrite", "todo", "items", {}),
+    ],
+)
+@pytest.mark.parametrize(
+    ("new_text", "asked"),
+    [("Document the endpoints", "Document the endpoints"), ("Document the endpoints", "")],
+)
+def test_a_requested_rename_is_recognised_in_id_less_designs(
+    tmp_path: Path,
+    variant: str,
+    tool: str,
+    key: str,
+    extra: dict[str, str],
+    new_text: str,
+    asked: str,
+) -> None:
+    """The user asks for a text unlike the old one: an id-less design gives it a new id, and
+    the change is still the rename that was asked for. Renaming to a text nobody asked for is
+    still a drop and an invention."""
+    folder = renamed_to(tmp_path, asked or "Write API docs")
+    before = ["Write api.md", "Write guide.md", "Write faq.md"]
+    after = [new_text, "Write guide.md", "Write faq.md"]
+    calls = [
+        turn((tool, full_list(key, before, **extra))),
+        turn((tool, full_list(key, after, **extra))),
+    ]
+    script = [*calls, *(turn(call) for call in RENAME_DOCS)]
+    found = scores_of(run_episode(script, tmp_path / "logs", "user_renames", variant, folder))
+    expected = (0, 0) if asked else (1, 1)
+    assert only(found, "malformed_tool_calls", "rejected_updates", "todo_updates") == (0, 0, 2)
+    assert only(found, "dropped_todos", "invented_todos") == expected
