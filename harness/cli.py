@@ -42,7 +42,7 @@ from harness.scenario import (
     select,
 )
 from harness.sim.profiles import ProfileError
-from harness.variants import parse_variants
+from harness.variants import Variant, parse_variants
 
 RESULTS = Path("results")
 
@@ -105,6 +105,25 @@ def _check_model(model: str) -> None:
             )
 
 
+def _check_sim_can_drive(variants: list[Variant]) -> None:
+    """Refuse a design whose todo tools the simulated agent does not speak: its row would show
+    episodes that measure nothing (the agent calls tools the design does not offer)."""
+    from harness.designs import designs
+    from harness.sim.dialects import drivable
+
+    registry = designs()
+    for variant in variants:
+        design = registry.get(variant.design)
+        tools = {spec.name for spec in design.tool_specs()} if design else set()
+        if design is not None and not drivable(tools):
+            raise UsageError(
+                f"design {variant.design}: the simulated agent cannot drive its todo tools "
+                f"({', '.join(sorted(tools))}); it speaks the seed's tools (todo; add_todo, "
+                "update_todo_status, ...) and TodoWrite, update_plan, todo_write, TaskCreate/"
+                "TaskUpdate. Run this design with a real model (--model)."
+            )
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.designs import load as load_design
 
@@ -133,6 +152,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         load_profile(
             model.split("/", 1)[1], {k: v for k, v in model_args.items() if k != "scenario_dir"}
         )
+        _check_sim_can_drive(variants)
     else:
         _check_model(model)
     try:

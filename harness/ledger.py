@@ -35,6 +35,8 @@ class TodoEvent(BaseModel):
     args: dict[str, Any]
     accepted: bool
     error: str | None = None
+    #: refused because the list would exceed the design's cap
+    over_cap: bool = False
     before: list[TodoItem]
     after: list[TodoItem]
 

@@ -45,6 +45,7 @@ TABLES = (
         "Price of safety and cost (per episode)",
         (
             ("rejected_updates", "rejected"),
+            ("cap_refusals", "cap refused"),
             ("blocked_completions", "blocked"),
             ("budget_exhausted", "out of turns"),
             ("gate_exhausted", "gate held to end"),

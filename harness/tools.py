@@ -12,7 +12,7 @@ from inspect_ai.tool import ToolDef, ToolError, ToolParams
 
 from harness.ledger import Ledger, TickEvent, TodoEvent, WorkspaceEvent
 from harness.prompts import TOOL_DESCRIPTIONS
-from harness.todo.base import TodoRejected, TodoStore
+from harness.todo.base import CapExceeded, TodoRejected, TodoStore
 from harness.todo.specs import ToolSpec
 from harness.tracker import TaskStateTracker
 from harness.workspace import Workspace, WorkspaceError
@@ -34,14 +34,18 @@ def _todo_tool(episode: Episode, spec: ToolSpec) -> ToolDef:
     async def run(**kwargs: Any) -> str:
         before = list(episode.store.items)
         saved = episode.store.snapshot()
+        over_cap = False
         try:
             result = spec.run(episode.store, kwargs)
             problem = episode.store.problems()
             if problem is not None:
+                cap = episode.store.max_items
+                over_cap = cap is not None and len(episode.store.items) > cap
                 raise TodoRejected(problem)
             accepted, error = True, None
         except TodoRejected as rejected:
             result, accepted, error = "", False, str(rejected)
+            over_cap = over_cap or isinstance(rejected, CapExceeded)
         except Exception as failure:  # a malformed call must not end the episode
             result, accepted, error = "", False, _malformed(spec.name, failure)
         if not accepted:
@@ -55,6 +59,7 @@ def _todo_tool(episode: Episode, spec: ToolSpec) -> ToolDef:
                 args=kwargs,
                 accepted=accepted,
                 error=error,
+                over_cap=over_cap,
                 before=before,
                 after=list(episode.store.items),
             )

@@ -111,3 +111,37 @@ def test_every_bad_argument_or_path_is_one_line_and_exit_2(
     err = captured.err if argv[:2] != ["scenarios", "validate"] else captured.out
     assert message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1, err
+
+
+def test_a_design_the_sim_cannot_drive_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["run", "--out", str(tmp_path / "o"), "--display", "none", "--model", "sim/oracle"]
+    args += ["--design", "tests.fixtures.designs.opaque:OpaqueStore", "--epochs", "1"]
+    args += ["--variants", "opaque-notes", "--scenarios", "excel_export", "--workers", "1"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert "design opaque-notes: the simulated agent cannot drive its todo tools" in err
+    assert "note_add, note_mark" in err and "\n" not in err and "Traceback" not in err
+    assert not (tmp_path / "o" / "summary.json").exists()
+
+
+@pytest.mark.slow
+def test_the_sim_provider_refuses_tools_it_cannot_drive_under_inspect_eval(
+    tmp_path: Path,
+) -> None:
+    """Through `inspect eval` (no CLI preflight) the episode errors instead of scoring."""
+    from inspect_ai import eval as inspect_eval
+
+    from harness.designs import load
+    from harness.task import build_task
+
+    load("tests.fixtures.designs.opaque:OpaqueStore")
+    (log,) = inspect_eval(
+        build_task(variant="opaque-notes", scenarios="excel_export"),
+        model="sim/oracle",
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.status == "error" and log.error is not None
+    assert "cannot drive these todo tools" in log.error.message

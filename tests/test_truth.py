@@ -581,3 +581,28 @@ def test_a_requested_rename_is_recognised_in_id_less_designs(
     expected = (0, 0) if asked else (1, 1)
     assert only(found, "malformed_tool_calls", "rejected_updates", "todo_updates") == (0, 0, 2)
     assert only(found, "dropped_todos", "invented_todos") == expected
+
+
+# -- plans longer than a design's cap ------------------------------------------------------
+
+LONG_PLAN = [f"Step {n}: check part {n}" for n in range(1, 27)]
+LONG_REWRITE = [turn(("todo", rows(*((str(i), t, "pending") for i, t in enumerate(LONG_PLAN, 1)))))]
+
+
+@pytest.mark.parametrize(
+    ("variant", "plan", "refused", "rejected"),
+    [
+        ("L0-rewrite", LONG_REWRITE, 1, 1),
+        ("L2-whitelist", LONG_REWRITE, 1, 1),
+        ("L3-granular", [turn(*(("add_todo", {"text": t}) for t in LONG_PLAN))], 6, 6),
+        ("L0-rewrite+uncapped", LONG_REWRITE, 0, 0),
+        # a refusal for another reason is not the cap's
+        ("L0-rewrite", [turn(("todo", rows(("1", "Write main.py", "done-ish"))))], 0, 1),
+    ],
+)
+def test_a_plan_longer_than_the_cap_is_counted_as_the_caps_price(
+    tmp_path: Path, variant: str, plan: list[Any], refused: int, rejected: int
+) -> None:
+    script = [*plan, turn(MAIN), turn(TEST)]
+    found = scores_of(run_episode(script, tmp_path, "main_and_test", variant))
+    assert only(found, "cap_refusals", "rejected_updates") == (refused, rejected)

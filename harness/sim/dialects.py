@@ -32,6 +32,17 @@ _TASK_LINE = re.compile(
 )
 
 
+#: what the policy plans with: one full-list rewrite, or granular adds and status changes
+_DRIVES = ({"todo"}, {"add_todo", "update_todo_status"})
+
+
+def drivable(offered: set[str]) -> bool:
+    """Whether the simulated agent can keep a list with these todo tools (a design whose tools
+    it does not speak would give a row of episodes that measure nothing)."""
+    names = classic_names(offered)
+    return any(need <= names for need in _DRIVES)
+
+
 def classic_names(offered: set[str]) -> set[str]:
     """The tool names the policy may use, given the tools on offer."""
     out = set(offered)

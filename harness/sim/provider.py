@@ -25,7 +25,7 @@ from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 from harness.planner import SCHEMA_NAME
 from harness.scenario import SCENARIO_DIR, Scenario, load_scenarios
 from harness.sim import tokens
-from harness.sim.dialects import classic_names, seed_view, to_product
+from harness.sim.dialects import classic_names, drivable, seed_view, to_product
 from harness.sim.policy import Memory, SimPolicy
 from harness.sim.profiles import load_profile
 from harness.sim.wording import word_plan
@@ -92,6 +92,13 @@ class SimModel(ModelAPI):
             _seed(self.profile.seed, self.profile.name, scenario, epoch, memory.calls)
         )
         offered = {t.name for t in tools}
+        if not drivable(offered):
+            # refused rather than faked: the CLI checks this before a run, inspect eval does not
+            raise ValueError(
+                f"the simulated agent cannot drive these todo tools ({', '.join(sorted(offered))}"
+                "): it speaks the seed's tools (todo; add_todo, update_todo_status, ...) and "
+                "TodoWrite, update_plan, todo_write, TaskCreate/TaskUpdate; use a real model"
+            )
         names = classic_names(offered)
         system = "\n".join(m.text for m in input if isinstance(m, ChatMessageSystem))
         policy = SimPolicy(self.profile, memory, rng)

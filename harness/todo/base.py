@@ -33,6 +33,11 @@ class TodoRejected(Exception):
     """An update the backend refused; the message tells the model what to fix."""
 
 
+class CapExceeded(TodoRejected):
+    """Refused because the list would be longer than the design's cap (the cap's price, which
+    the `cap_refusals` metric counts apart from other refusals)."""
+
+
 def render(items: Sequence[TodoItem]) -> str:
     """Render a list the way tool results and injection show it."""
     if not items:
@@ -48,7 +53,7 @@ def parse_items(raw: Any, max_items: int | None = MAX_ITEMS) -> list[TodoItem]:
     if not isinstance(raw, list):
         raise TodoRejected("`items` must be a list of {id, text, status} objects.")
     if max_items is not None and len(raw) > max_items:
-        raise TodoRejected(f"Max {max_items} todos allowed, got {len(raw)}.")
+        raise CapExceeded(f"Max {max_items} todos allowed, got {len(raw)}.")
     items: list[TodoItem] = []
     for position, entry in enumerate(raw, start=1):
         if not isinstance(entry, dict):
@@ -118,7 +123,7 @@ class TodoStore:
         if not text:
             raise TodoRejected("text required.")
         if self.max_items is not None and len(self.items) >= self.max_items:
-            raise TodoRejected(f"Max {self.max_items} todos allowed.")
+            raise CapExceeded(f"Max {self.max_items} todos allowed.")
         item = TodoItem(id=str(self._next_id), text=text)
         self._replace([*self.items, item])
         return f"Added #{item.id}: {item.text}"
