@@ -1,7 +1,17 @@
-"""Importing this registers the `sim` and `recover` model providers (the inspect entry point,
-`todo_bench.todo_bench`, imports it)."""
+"""Importing this registers the `sim` and `recover` model providers and the scorer (the inspect
+entry point, `todo_bench.todo_bench`, imports it)."""
+
+from inspect_ai._util.registry import _registry, registry_info, registry_key
 
 from harness.recover import RecoverModel
+from harness.scoring import todo_scorer
 from harness.sim.provider import SimModel
 
-__all__ = ["RecoverModel", "SimModel"]
+# A log records its scorer by its unqualified name ("todo_scorer"), and `inspect score` looks it
+# up by that name alone; installed from a wheel, the scorer registers as "harness/todo_scorer",
+# so re-scoring a log could not find it. The alias makes both names resolve. (inspect's registry
+# offers no public call for an alias; tests/test_packaging.py re-scores a log from the wheel.)
+_registry.setdefault(registry_key("scorer", "todo_scorer"), todo_scorer)
+assert registry_info(todo_scorer).name.endswith("todo_scorer")
+
+__all__ = ["RecoverModel", "SimModel", "todo_scorer"]

@@ -123,3 +123,23 @@ def test_a_fresh_venv_outside_the_checkout_runs_the_installed_wheel(
     assert data["eval"]["task_registry_name"] == "todo_bench/todo_bench"
     (sample,) = data["samples"]
     assert sample["scores"]["todo_scorer"]["value"]["task_success"] in (0, 1)
+
+    # inspect's own re-scoring finds the scorer through the package's entry point
+    scored = run(
+        str(python),
+        "-m",
+        "inspect_ai",
+        "score",
+        "--display",
+        "none",
+        "--action",
+        "overwrite",
+        "--overwrite",
+        str(log),
+    )
+    assert scored.returncode == 0, scored.stdout + scored.stderr
+    rescored = json.loads(log.read_text())
+    assert (
+        rescored["samples"][0]["scores"]["todo_scorer"]["value"]
+        == sample["scores"]["todo_scorer"]["value"]
+    )

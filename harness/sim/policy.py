@@ -56,6 +56,12 @@ class Memory:
     calls: int = 0
     planned: bool = False
     seen: list[TodoItem] | None = None  # the last list it saw
+    #: bookkeeping only (the fault record, never a decision): the store as the agent's own
+    #: calls left it, kept even when compaction hides their results, and what a refused call
+    #: would undo
+    store: list[TodoItem] | None = None
+    undo: dict[str, list[TodoItem] | TodoItem] = field(default_factory=dict)
+    corrupted_steps: set[int] = field(default_factory=set)  # bookkeeping: wrong results
     staleness: int = 0
     lost: bool = False  # compaction removed the list from view
     forgotten: set[str] = field(default_factory=set)  # item ids lost to compaction
@@ -127,6 +133,7 @@ class SimPolicy:
 
     def _see(self, items: list[TodoItem]) -> None:
         self.m.seen = list(items)
+        self.m.store = list(items)
         self.m.staleness = 0
         self.m.lost = False
         self.m.forgotten = set()
@@ -139,6 +146,8 @@ class SimPolicy:
         function = message.function or (call.function if call else "")
         error = message.error.message if message.error else None
         if function in _TODO_TOOLS:
+            if error is not None and call is not None:
+                self._undo_store(call.function, call.arguments)
             listed = parse_rendered(error or text)
             if listed is not None:
                 self._see(listed)
@@ -153,6 +162,16 @@ class SimPolicy:
             # a failed step is taken as done: the agent moves on (outcome checks will tell)
             self._step_finished(step, exact)
 
+    def _undo_store(self, function: str, args: dict[str, Any]) -> None:
+        """Bookkeeping: a refused call left the store as it was."""
+        m = self.m
+        if function == "todo" and isinstance(m.undo.get("todo"), list):
+            m.store = list(m.undo.pop("todo"))  # type: ignore[arg-type]
+        elif function == "update_todo_status":
+            prior = m.undo.pop(str(args.get("id", "")), None)
+            if isinstance(prior, TodoItem) and m.store is not None:
+                m.store = [prior if i.id == prior.id else i for i in m.store]
+
     def _apply_own_op(self, function: str, args: dict[str, Any], result: str) -> None:
         """A confirmed single op: the agent updates its memory as it intended the op."""
         m = self.m
@@ -162,14 +181,21 @@ class SimPolicy:
             # the agent knows the list it just wrote, as well as if it had been shown it
             self._see([TodoItem.model_validate(i) for i in args.get("items") or []])
             return
+        held = self._store()  # bookkeeping: what the op did to the store, at the id it named
         if function == "add_todo":
             added = re.match(r"Added #(\S+):", result)
             if added:
-                items.append(TodoItem(id=added.group(1), text=str(args.get("text", ""))))
+                item = TodoItem(id=added.group(1), text=str(args.get("text", "")))
+                items.append(item)
+                m.store = [*held, item]
                 if added.group(1).isdigit():
                     m.max_id = max(m.max_id, int(added.group(1)))
         elif function == "delete_todo":
             items = [i for i in items if i.id != m.intended.get(target, target)]
+            m.store = [i for i in held if i.id != target]
+        elif function == "rename_todo":
+            text = str(args.get("new_text"))
+            m.store = [i.model_copy(update={"text": text}) if i.id == target else i for i in held]
         elif function in ("update_todo_status", "rename_todo"):
             meant = m.intended.get(target, target)
             field_name, value = (
@@ -240,7 +266,7 @@ class SimPolicy:
         order = [s.id for s in self.s.subtasks]
         subtask_id = self.s.reference[index].subtask
         if all(i in m.steps_done for i in self._step_ids(subtask_id)):
-            verified = all(i in m.verified_steps for i in self._step_ids(subtask_id))
+            verified = self._would_tick(subtask_id)
             # subtasks with no steps of their own finish with the one before them
             for later in order[order.index(subtask_id) :]:
                 if later != subtask_id and self._step_ids(later):
@@ -249,6 +275,21 @@ class SimPolicy:
                 m.forced.discard(later)
                 if verified:
                     m.verified.add(later)
+
+    def _would_tick(self, subtask_id: str) -> bool:
+        """Bookkeeping: whether the subtask's work really completes it. Its steps ran exactly
+        and without error, and some rule of it holds: a state check fails on a wrong result
+        (a tool rule does not), and a rule that comes `after` another needs that one done."""
+        m = self.m
+        steps = self._step_ids(subtask_id)
+        if not all(i in m.verified_steps for i in steps):
+            return False
+        corrupted = any(i in m.corrupted_steps for i in steps)
+        return any(
+            (rule.check is None or not corrupted)
+            and (rule.after is None or rule.after in m.verified)
+            for rule in self.s.subtask(subtask_id).done_when
+        )
 
     def memory_list(self) -> list[TodoItem]:
         """The list as the agent recalls it now (compaction may have cost it items)."""
@@ -432,6 +473,7 @@ class SimPolicy:
             corrupted = _corrupt(step)
             if corrupted is not None:
                 args = corrupted
+                m.corrupted_steps.add(index)
                 faults.append(Fault("wrong_result", None, 0, f"{step.tool} {step.args}"))
         if not m.nudged and self.rng.random() < self.p.prose_call:
             body = json.dumps({"name": step.tool, "arguments": args})
@@ -458,7 +500,8 @@ class SimPolicy:
         m = self.m
         calls: list[Call] = []
         faults: list[Fault] = []
-        existing = {i.id: i for i in m.seen or []}
+        existing = {i.id: i for i in self._store()}
+        m.undo = {}
         wanted: list[tuple[TodoItem, str]] = []
         for item, subtask, _ in self._believed():
             if item is None and (subtask.id not in m.omitted or subtask.id in m.forced):
@@ -484,9 +527,15 @@ class SimPolicy:
             if victim is not None:
                 # a later op of this turn on the same id sees this one's effect, so a second
                 # completion of an item already ticked is no new fault
+                m.undo.setdefault(target, victim)
                 existing[target] = victim.model_copy(update={"status": want})
             calls.append(("update_todo_status", {"id": target, "status": want}))
+        m.store = [existing.get(i.id, i) for i in self._store()]
         return Decision(calls=calls, faults=faults)
+
+    def _store(self) -> list[TodoItem]:
+        """Bookkeeping: the store as the agent's own calls left it (else the list it saw)."""
+        return list(self.m.store if self.m.store is not None else self.m.seen or [])
 
     def _wrong_id(self, true_id: str) -> str:
         numeric = int(true_id) if true_id.isdigit() else 0
@@ -508,11 +557,12 @@ class SimPolicy:
         m = self.m
         faults: list[Fault] = []
         shown = {i.id: i for i in m.seen or []}
+        held = {i.id: i for i in self._store()}
         for item_id in sorted(m.forgotten):
             item = shown[item_id]
             meant = self._resolve(item.text)
             if not meant or meant[0][0].id not in m.cancelled:
-                faults.append(self._loss_fault("forget", item))
+                faults.append(self._loss_fault("forget", held.get(item_id, item)))
         rows: list[TodoItem] = []
         protected: set[str] = set()
         for item in self.memory_list():
@@ -544,16 +594,18 @@ class SimPolicy:
             i.model_dump() for i in self.memory_list()
         ]:
             return Decision()  # nothing to change
-        rows, more = self._recall_faults(rows, protected, shown)
+        rows, more = self._recall_faults(rows, protected, shown, held)
         faults.extend(more)
-        by_text = {i.text: i for i in shown.values()}
+        by_text = {i.text: i for i in held.values()}
         for row in rows:
-            before = by_text.get(row.text) or shown.get(row.id)
+            before = by_text.get(row.text) or held.get(row.id)
             if row.status == "completed" and (before is None or before.status != "completed"):
                 fault = self._unverified(row.text, 0)
                 if fault:
                     faults.append(fault)
         payload = [{"id": r.id, "text": r.text, "status": r.status} for r in rows]
+        m.undo = {"todo": list(held.values())}
+        m.store = list(rows)
         return Decision(calls=[("todo", {"items": payload})], faults=faults)
 
     def _loss_fault(self, kind: str, item: TodoItem) -> Fault:
@@ -561,7 +613,11 @@ class SimPolicy:
         return Fault(kind, metric, 0, f"#{item.id} '{item.text}'")
 
     def _recall_faults(
-        self, rows: list[TodoItem], protected: set[str], shown_items: dict[str, TodoItem]
+        self,
+        rows: list[TodoItem],
+        protected: set[str],
+        shown_items: dict[str, TodoItem],
+        held: dict[str, TodoItem],
     ) -> tuple[list[TodoItem], list[Fault]]:
         faults: list[Fault] = []
         shown = set(shown_items)
@@ -570,7 +626,11 @@ class SimPolicy:
         if len(dropped) == len(rows):
             dropped = set()
         # the scorer judges a loss by the status the store held, not the one being written
-        faults.extend(self._loss_fault("drop", shown_items[r.id]) for r in rows if r.id in dropped)
+        faults.extend(
+            self._loss_fault("drop", held.get(r.id, shown_items[r.id]))
+            for r in rows
+            if r.id in dropped
+        )
         kept = [r for r in rows if r.id not in dropped]
         if dropped and self.rng.random() < self.p.renumber:
             # close the gaps: remembered items take the ids in order; new items keep theirs
