@@ -62,8 +62,14 @@ def test_audit_agrees_with_every_annotation() -> None:
 
 def test_sanctioned_changes_are_counted_apart() -> None:
     session = audited()["claude_todowrite.jsonl"]
-    assert session.counts["added_sanctioned"] == 3 and session.counts["added"] == 0
-    assert session.counts["dropped"] == 1 and session.counts["dropped_sanctioned"] == 1
+    counts = session.counts
+    assert (counts["added_sanctioned"], counts["added_unsanctioned"], counts["added_total"]) == (
+        3,
+        0,
+        3,
+    )
+    assert (counts["dropped_unsanctioned"], counts["dropped_sanctioned"]) == (1, 1)
+    assert counts["dropped_total"] == 2 and "dropped" not in counts
 
 
 def test_cli_table_json_and_a_bad_file_in_the_batch(capsys: pytest.CaptureFixture[str]) -> None:
@@ -102,7 +108,7 @@ def test_the_harness_own_logs_are_audited_by_the_same_rules(tmp_path: Path) -> N
     (log,) = tmp_path.glob("*.eval")
     (session,) = run_audit([log]).sessions
     assert session.format == "inspect"
-    assert (session.todo_calls, session.counts["dropped"]) == (2, 1)
+    assert (session.todo_calls, session.counts["dropped_unsanctioned"]) == (2, 1)
 
 
 def test_list_fault_rates_fitted_from_an_audit() -> None:
@@ -121,3 +127,25 @@ def test_list_fault_rates_fitted_from_an_audit() -> None:
         0.0625,
     )
     assert profile.premature_done == 0.005  # not identifiable from logs: the base profile's
+
+
+@pytest.mark.slow
+def test_a_plan_made_one_add_at_a_time_is_one_plan_in_the_harness_logs(tmp_path: Path) -> None:
+    from tests.scripted import run_episode, turn
+
+    adds = [("add_todo", {"text": t}) for t in ("List the files", "Create the workbook", "Save it")]
+    run_episode(
+        [
+            turn(adds[0]),
+            turn(*adds[1:]),
+            turn(("update_todo_status", {"id": "1", "status": "in_progress"})),
+        ],
+        tmp_path,
+        "excel_export",
+        "L3-granular",
+    )
+    (log,) = tmp_path.glob("*.eval")
+    (session,) = run_audit([log]).sessions
+    # the run's scorer says invented 0: the audit must not call the plan unsanctioned additions
+    assert (session.todo_calls, len(session.transitions)) == (4, 1)
+    assert session.counts["added_unsanctioned"] == 0

@@ -9,22 +9,45 @@ from pathlib import Path
 from tabulate import tabulate
 
 from harness.audit.model import CATEGORIES, AuditReport, SessionAudit
-from harness.audit.readers import AuditError, read
+from harness.audit.readers import AuditError, detect, read
 from harness.audit.score import audit_events, totals
 
 SUFFIXES = (".jsonl", ".json", ".eval")
 
 
-def expand(paths: Iterable[str]) -> list[Path]:
-    """Files named, and session logs found under folders named."""
-    found: list[Path] = []
+#: files an inspect log folder or a todo-bench run folder holds beside the logs
+_NOT_SESSIONS = frozenset({"logs.json", "eval-set.json", "summary.json", "run.json", "timing.json"})
+
+
+def expand(paths: Iterable[str], problems: list[str] | None = None) -> list[Path]:
+    """Files named, and session logs found under folders named, each once. In a folder, JSON
+    files that are not session exports (an inspect folder's `logs.json`, a corpus's side files)
+    are passed over; a folder with no session log is a problem."""
+    found: dict[Path, None] = {}
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES))
+            inside = [
+                p
+                for p in sorted(path.rglob("*"))
+                if p.is_file()
+                and p.suffix in SUFFIXES
+                and p.name not in _NOT_SESSIONS
+                and not (p.suffix == ".json" and not _is_opencode_export(p))
+            ]
+            if not inside and problems is not None:
+                problems.append(f"{raw}: a folder with no session log")
+            found.update(dict.fromkeys(p.resolve() for p in inside))
         else:
-            found.append(path)
-    return found
+            found[path.resolve() if path.exists() else path] = None
+    return list(found)
+
+
+def _is_opencode_export(path: Path) -> bool:
+    try:
+        return detect(path) == "opencode"
+    except AuditError:
+        return False
 
 
 def run_audit(paths: list[Path], progress: bool = False) -> AuditReport:
@@ -42,6 +65,10 @@ def run_audit(paths: list[Path], progress: bool = False) -> AuditReport:
             except (AuditError, OSError, UnicodeDecodeError) as error:
                 message = str(error) or type(error).__name__
                 sessions.append(SessionAudit(path=str(path), format="?", session="", error=message))
+            except (ValueError, TypeError, KeyError, AttributeError) as error:
+                # a shape no reader expected: this file is reported, the batch goes on
+                message = f"unexpected content ({type(error).__name__}: {error})"
+                sessions.append(SessionAudit(path=str(path), format="?", session="", error=message))
             bar.advance(job)
     return AuditReport(sessions=sessions, totals=totals(sessions))
 
@@ -56,7 +83,9 @@ def render(report: AuditReport, fmt: str = "md") -> str:
     for s in report.sessions:
         if s.error:
             continue
-        cells = [f"{s.counts[c]} ({s.counts[c + '_sanctioned']})" for c in CATEGORIES]
+        cells = [
+            f"{s.counts[c + '_unsanctioned']} ({s.counts[c + '_sanctioned']})" for c in CATEGORIES
+        ]
         name = f"{Path(s.path).name}:{s.session}" if s.format == "inspect" else Path(s.path).name
         rows.append(
             [name, s.format, s.todo_calls, len(s.transitions), *cells, s.after_compaction, s.no_ops]
@@ -64,7 +93,7 @@ def render(report: AuditReport, fmt: str = "md") -> str:
     t = report.totals
     rows.append(
         ["total", "", t.get("todo_calls", 0), t.get("transitions", 0)]
-        + [f"{t.get(c, 0)} ({t.get(c + '_sanctioned', 0)})" for c in CATEGORIES]
+        + [f"{t[c + '_unsanctioned']} ({t[c + '_sanctioned']})" for c in CATEGORIES]
         + [t.get("after_compaction", 0), t.get("no_ops", 0)]
     )
     table = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
@@ -78,7 +107,10 @@ def render(report: AuditReport, fmt: str = "md") -> str:
 
 
 def main(paths: list[str], fmt: str) -> int:
-    files = expand(paths)
+    problems: list[str] = []
+    files = expand(paths, problems)
+    for problem in problems:
+        print(f"todo-bench: {problem}", file=sys.stderr)
     if not files:
         print("todo-bench: error: no session logs found", file=sys.stderr)
         return 2
@@ -86,5 +118,7 @@ def main(paths: list[str], fmt: str) -> int:
     for s in report.sessions:
         if s.error:
             print(f"todo-bench: skipped {s.path}: {s.error}", file=sys.stderr)
+        for note in s.notes:
+            print(f"todo-bench: {s.path}: {note}", file=sys.stderr)
     print(render(report, fmt), end="")
     return 0 if any(not s.error for s in report.sessions) else 1

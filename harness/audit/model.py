@@ -34,6 +34,22 @@ class TodoState(BaseModel):
     calls: int = 1  # todo calls this state stands for (a burst of creates is one update)
 
 
+#: Task-tool calls the replay reports apart: an id the product said does not exist, an update to
+#: a task this log never created (made before it, or by a teammate), a call the product answered
+#: with another error (it changed nothing), and a call whose answer is not in the log
+TASK_ISSUES = ("task_not_found", "unknown_task", "call_failed", "no_result")
+TaskIssueKind = Literal["task_not_found", "unknown_task", "call_failed", "no_result"]
+
+
+class TaskIssue(BaseModel):
+    """A Task-tool call the replay could not apply as made, counted apart from the categories."""
+
+    kind: Literal["task_issue"] = "task_issue"
+    issue: TaskIssueKind
+    key: str
+    calls: int = 1  # todo calls it stands for (0: the call is counted with its state)
+
+
 class UserMessage(BaseModel):
     kind: Literal["user"] = "user"
     text: str
@@ -43,7 +59,14 @@ class Compaction(BaseModel):
     kind: Literal["compaction"] = "compaction"
 
 
-Event = TodoState | UserMessage | Compaction
+class Note(BaseModel):
+    """Something the reader left out or could not read, reported with the session."""
+
+    kind: Literal["note"] = "note"
+    text: str
+
+
+Event = TodoState | UserMessage | Compaction | TaskIssue | Note
 
 
 class Change(BaseModel):
@@ -58,6 +81,7 @@ class Transition(BaseModel):
     """Two consecutive todo calls of a session and what changed between them."""
 
     index: int
+    call: int = 0  # the session's todo call (0-based, reads included) that made the list after
     #: the list before: its length and how many items were unfinished (rates' denominators)
     before_items: int = 0
     before_unfinished: int = 0
@@ -76,9 +100,13 @@ class SessionAudit(BaseModel):
     session: str
     todo_calls: int = 0
     transitions: list[Transition] = Field(default_factory=list)
-    counts: dict[str, int] = Field(default_factory=dict)  # "<category>" and "<category>_sanctioned"
+    #: per category "<category>_unsanctioned", "<category>_sanctioned" and "<category>_total",
+    #: then the Task-tool issues ("task_not_found", "unknown_task")
+    counts: dict[str, int] = Field(default_factory=dict)
     no_ops: int = 0
     after_compaction: int = 0
+    #: what the reader left out (a cut-off last line, ...)
+    notes: list[str] = Field(default_factory=list)
     error: str | None = None
 
 

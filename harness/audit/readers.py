@@ -22,7 +22,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.audit.model import Compaction, Event, Item, TodoState, UserMessage
+from harness.audit.model import (
+    Compaction,
+    Event,
+    Item,
+    Note,
+    TaskIssue,
+    TodoState,
+    UserMessage,
+)
 
 
 class AuditError(Exception):
@@ -32,17 +40,26 @@ class AuditError(Exception):
 Session = tuple[str, Iterable[Event]]
 
 
-def _lines(path: Path) -> Iterator[dict[str, Any]]:
+def _lines(path: Path, notes: list[str] | None = None) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a JSONL file, one line at a time. A last line that is cut off (a
+    session still being written) is left out with a note; a broken line elsewhere is an error."""
     with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise AuditError(f"line {number} is not JSON: {error.msg}") from error
-            if isinstance(record, dict):
-                yield record
+        number, line = 0, handle.readline()
+        while line:
+            number += 1
+            following = handle.readline()
+            if line.strip():
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    if following or line.endswith("\n"):
+                        raise AuditError(f"line {number} is not JSON: {error.msg}") from error
+                    if notes is not None:
+                        notes.append(f"line {number}, the last, is cut off: left out")
+                    return
+                if isinstance(record, dict):
+                    yield record
+            line = following
 
 
 def _items(entries: Any, text_key: str) -> list[Item]:
@@ -71,6 +88,8 @@ def detect(path: Path) -> str:
             return "opencode"
         raise AuditError("a JSON file that is not an OpenCode session export")
     for count, record in enumerate(_lines(path)):
+        if count == 0 and isinstance(record.get("info"), dict) and "type" not in record:
+            return "opencode"  # an export saved one object per line
         if "payload" in record and record.get("type") in (
             "session_meta",
             "response_item",
@@ -102,8 +121,18 @@ def read(path: Path) -> tuple[str, list[Session]]:
 
 # -- Claude Code ---------------------------------------------------------------------------
 
-_TASK_ID = re.compile(r"Task #(\w+)")
 _NOT_TYPED = ("<command-", "<local-command", "Caveat:", "<system-reminder>")
+_CREATED = re.compile(r"Task #(\w+) created")
+_LISTED = re.compile(r"^#(\w+) \[(\w+)\] (.*?)(?: \[blocked by [^\]]*\])?(?: \([^)]*\))?$")
+_GOT = re.compile(r"^Task #(\w+): (.*)$")
+_GOT_STATUS = re.compile(r"^Status: (\w+)", re.MULTILINE)
+_NOT_FOUND = re.compile(r"not found", re.IGNORECASE)
+_TASK_TOOLS = ("TaskCreate", "TaskUpdate", "TaskList", "TaskGet")
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    """The value if it is a JSON object, else an empty one (logs hold surprising shapes)."""
+    return value if isinstance(value, dict) else {}
 
 
 def _user_text(content: Any) -> str | None:
@@ -124,35 +153,168 @@ def _user_text(content: Any) -> str | None:
     return text if text and not text.startswith(_NOT_TYPED) else None
 
 
+def _result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, list):
+        return "\n".join(str(_dict(c).get("text", "")) for c in content)
+    return "" if content is None else str(content)
+
+
 def _claude_code(path: Path) -> Iterator[Event]:
-    """Claude Code events; consecutive `TaskCreate` calls are one list update (a plan made
+    """Claude Code events; consecutive `TaskCreate` results are one list update (a plan made
     one task at a time is still one plan)."""
-    burst: TodoState | None = None
-    for event in _claude_code_calls(path):
-        if isinstance(event, TodoState) and event.tool == "TaskCreate":
-            calls = burst.calls + 1 if burst else 1
-            burst = event.model_copy(update={"calls": calls})
-            continue
-        if burst is not None and not (isinstance(event, _Quiet)):
-            yield burst
-            burst = None
-        if not isinstance(event, _Quiet):
-            yield event
-    if burst is not None:
-        yield burst
+    return _bursts(_claude_code_calls(path), ("TaskCreate",))
 
 
 class _Quiet:
     """A tool result: nothing for the audit, and no end to a burst of creates."""
 
 
+def _bursts(events: Iterable[Event | _Quiet], tools: tuple[str, ...]) -> Iterator[Event]:
+    """Consecutive states of a creating tool as one update (quiet results in between)."""
+    burst: TodoState | None = None
+    for event in events:
+        if isinstance(event, TodoState) and event.tool in tools:
+            calls = burst.calls + event.calls if burst else event.calls
+            burst = event.model_copy(update={"calls": calls})
+            continue
+        if isinstance(event, _Quiet):
+            continue
+        if burst is not None:
+            yield burst
+            burst = None
+        yield event
+    if burst is not None:
+        yield burst
+
+
+class _TaskReplay:
+    """Claude Code's id-based task list, replayed from the calls and the product's answers.
+
+    Ids are the product's: a created task gets the id its result names (`Task #N created`,
+    `toolUseResult.task.id`), whatever order results come in. `TaskList` and `TaskGet` answers
+    resynchronise the list (a list made before this log, or shared by an agent team). An update
+    the product refused ("Task not found") and an update to a task this log never saw are
+    reported as their own issues, never skipped silently.
+    """
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, Item] = {}
+        self.calls: dict[str, tuple[str, dict[str, Any]]] = {}  # tool_use id -> call
+
+    def unanswered(self) -> Iterator[TaskIssue]:
+        """The calls whose answers never came (a session cut off, a reduced log)."""
+        for name, args in self.calls.values():
+            yield TaskIssue(issue="no_result", key=str(args.get("taskId", "")) if name else "")
+        self.calls.clear()
+
+    def state(self, tool: str, calls: int = 1) -> TodoState:
+        return TodoState(tool=tool, items=list(self.tasks.values()), keyed=True, calls=calls)
+
+    def call(self, block: dict[str, Any]) -> None:
+        self.calls[str(block.get("id"))] = (str(block.get("name")), _dict(block.get("input")))
+
+    def answer(self, block: dict[str, Any], extra: dict[str, Any]) -> Iterator[Event]:
+        """The events one tool result settles (`extra`: the line's `toolUseResult`)."""
+        use_id = block.get("tool_use_id")
+        call = self.calls.pop(use_id, None) if isinstance(use_id, str) else None
+        if call is None:
+            return
+        name, args = call
+        text = _result_text(block)
+        refused = block.get("is_error") is True or extra.get("success") is False
+        key = str(args.get("taskId", "")).lstrip("#")
+        if refused and not (name != "TaskCreate" and _NOT_FOUND.search(text + str(extra))):
+            yield TaskIssue(issue="call_failed", key=key)
+            return
+        if name == "TaskCreate":
+            task = _dict(extra.get("task"))
+            named = task.get("id") or (_CREATED.search(text) or [None, None])[1]
+            if named is None:
+                yield TaskIssue(issue="call_failed", key="")
+                return
+            key = str(named)
+            subject = str(args.get("subject") or task.get("subject") or "")
+            self.tasks[key] = Item(key=key, text=subject, status="pending")
+            yield self.state("TaskCreate")
+        elif name == "TaskUpdate":
+            yield from self._update(args, text, extra, refused)
+        elif name == "TaskList":
+            self._sync_list(extra, text)
+            yield self.state("TaskList")
+        elif name == "TaskGet":
+            if _NOT_FOUND.search(text) and not extra.get("task"):
+                yield TaskIssue(issue="task_not_found", key=str(args.get("taskId", "")))
+                return
+            self._sync_one(extra, text)
+            yield self.state("TaskGet")
+
+    def _update(
+        self, args: dict[str, Any], text: str, extra: dict[str, Any], refused: bool
+    ) -> Iterator[Event]:
+        key = str(args.get("taskId", "")).lstrip("#")
+        if refused or (_NOT_FOUND.search(text) and not extra.get("success")):
+            yield TaskIssue(issue="task_not_found", key=key)
+            return
+        change = _dict(extra.get("statusChange"))
+        if key not in self.tasks:
+            # a task made before this log or by a teammate: known from here on, as it was
+            yield TaskIssue(issue="unknown_task", key=key, calls=0)
+            before = str(change.get("from") or args.get("status") or "pending")
+            self.tasks[key] = Item(key=key, text=f"#{key}", status=before)
+            yield self.state("TaskGet", calls=0)  # known as it was, before this call
+        status = args.get("status")
+        if status == "deleted":
+            del self.tasks[key]
+        else:
+            update = {"text": args.get("subject"), "status": status}
+            self.tasks[key] = self.tasks[key].model_copy(
+                update={k: str(v) for k, v in update.items() if isinstance(v, str) and v}
+            )
+        yield self.state("TaskUpdate")
+
+    def _sync_list(self, extra: dict[str, Any], text: str) -> None:
+        listed = extra.get("tasks")
+        entries: list[tuple[str, str, str]] = []
+        if isinstance(listed, list):
+            for task in map(_dict, listed):
+                if task.get("id") is not None:
+                    entries.append(
+                        (str(task["id"]), str(task.get("subject", "")), str(task.get("status", "")))
+                    )
+        else:
+            for line in text.splitlines():
+                found = _LISTED.match(line.strip())
+                if found:
+                    key, status, subject = found.groups()
+                    entries.append((key, subject, status))
+        # a list may leave out finished tasks: it adds and corrects, it does not remove
+        for key, subject, status in entries:
+            self.tasks[key] = Item(key=key, text=subject, status=status or "pending")
+
+    def _sync_one(self, extra: dict[str, Any], text: str) -> None:
+        task = _dict(extra.get("task"))
+        if task.get("id") is not None:
+            key, subject, status = str(task["id"]), str(task.get("subject", "")), task.get("status")
+        else:
+            got = _GOT.match(text.splitlines()[0] if text else "")
+            if got is None:
+                return
+            key, subject = got.groups()
+            found = _GOT_STATUS.search(text)
+            status = found.group(1) if found else None
+        old = self.tasks.get(key)
+        self.tasks[key] = Item(
+            key=key, text=subject, status=str(status or (old.status if old else "pending"))
+        )
+
+
 def _claude_code_calls(path: Path) -> Iterator[Event | _Quiet]:
-    tasks: dict[str, Item] = {}  # the id-based task list, replayed
-    pending: dict[str, str] = {}  # TaskCreate call id -> key given until its result names one
-    for record in _lines(path):
+    replay = _TaskReplay()
+    notes: list[str] = []
+    for record in _lines(path, notes):
         kind = record.get("type")
-        raw_message = record.get("message")
-        message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
+        message = _dict(record.get("message"))
         if kind == "system" and record.get("subtype") == "compact_boundary":
             yield Compaction()
             continue
@@ -168,48 +330,25 @@ def _claude_code_calls(path: Path) -> Iterator[Event | _Quiet]:
                 yield UserMessage(text=text)
             elif isinstance(content, list):
                 yield _Quiet()
-                for block in content:
-                    if isinstance(block, dict) and block.get("tool_use_id") in pending:
-                        given = pending.pop(block["tool_use_id"])
-                        named = _TASK_ID.search(json.dumps(block.get("content", "")))
-                        if named and named.group(1) != given and given in tasks:
-                            # the product's own id, once its result tells it
-                            tasks = {
-                                (named.group(1) if k == given else k): v.model_copy(
-                                    update={"key": named.group(1) if k == given else k}
-                                )
-                                for k, v in tasks.items()
-                            }
+                results = [
+                    b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
+                ]
+                extra = _dict(record.get("toolUseResult")) if len(results) == 1 else {}
+                for block in results:
+                    yield from replay.answer(block, extra)
             continue
         if kind != "assistant":
             continue
         for block in message.get("content") or []:
             if not isinstance(block, dict) or block.get("type") != "tool_use":
                 continue
-            name, args = block.get("name"), block.get("input") or {}
+            name, args = block.get("name"), _dict(block.get("input"))
             if name == "TodoWrite":
-                todos = args.get("todos") if isinstance(args, dict) else None
-                yield TodoState(tool="TodoWrite", items=_items(todos, "content"))
-            elif name == "TaskCreate" and isinstance(args, dict):
-                numeric = [int(k) for k in tasks if k.isdigit()]
-                key = str(max(numeric, default=0) + 1)
-                pending[str(block.get("id"))] = key
-                tasks[key] = Item(key=key, text=str(args.get("subject", "")), status="pending")
-                yield TodoState(tool="TaskCreate", items=list(tasks.values()), keyed=True)
-            elif name == "TaskUpdate" and isinstance(args, dict):
-                key = str(args.get("taskId", ""))
-                if key not in tasks:
-                    continue
-                if args.get("status") == "deleted":
-                    del tasks[key]
-                else:
-                    update = {"text": args.get("subject"), "status": args.get("status")}
-                    tasks[key] = tasks[key].model_copy(
-                        update={k: str(v) for k, v in update.items() if v}
-                    )
-                yield TodoState(tool="TaskUpdate", items=list(tasks.values()), keyed=True)
-            elif name in ("TaskList", "TaskGet"):
-                yield TodoState(tool=name, items=list(tasks.values()), keyed=True)
+                yield TodoState(tool="TodoWrite", items=_items(args.get("todos"), "content"))
+            elif name in _TASK_TOOLS:
+                replay.call(block)
+    yield from replay.unanswered()
+    yield from (Note(text=note) for note in notes)
 
 
 # -- Codex CLI -----------------------------------------------------------------------------
@@ -217,7 +356,8 @@ def _claude_code_calls(path: Path) -> Iterator[Event | _Quiet]:
 
 def _codex(path: Path) -> Iterator[Event]:
     last_user = None
-    for record in _lines(path):
+    notes: list[str] = []
+    for record in _lines(path, notes):
         kind, payload = record.get("type"), record.get("payload")
         if kind == "compacted" or (
             isinstance(payload, dict) and payload.get("type") == "context_compacted"
@@ -240,38 +380,53 @@ def _codex(path: Path) -> Iterator[Event]:
             last_user = text
             continue
         if payload.get("type") == "function_call" and payload.get("name") == "update_plan":
+            raw = payload.get("arguments")
             try:
-                arguments = json.loads(payload.get("arguments") or "{}")
+                arguments = raw if isinstance(raw, dict) else json.loads(str(raw or "{}"))
             except json.JSONDecodeError:
                 continue  # the product refused it too: no list was recorded
             plan = arguments.get("plan") if isinstance(arguments, dict) else None
             yield TodoState(tool="update_plan", items=_items(plan, "step"))
             last_user = None
+    yield from (Note(text=note) for note in notes)
 
 
 # -- OpenCode ------------------------------------------------------------------------------
 
 
 def _opencode(path: Path) -> Iterator[Event]:
-    data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    for message in data.get("messages", []):
+    """An OpenCode export: one JSON document, or one object per line (`info`, then each
+    message)."""
+    notes: list[str] = []
+    if path.suffix == ".json":
+        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        messages = data.get("messages", [])
+    else:
+        messages = (r for r in _lines(path, notes) if "parts" in r)
+    for message in messages:
         if not isinstance(message, dict):
             continue
-        info = message.get("info") or {}
+        info = _dict(message.get("info"))
         parts = [p for p in message.get("parts") or [] if isinstance(p, dict)]
         if info.get("summary") is True or any(p.get("type") == "compaction" for p in parts):
             yield Compaction()
             continue
         if info.get("role") == "user":
-            text = "\n".join(str(p.get("text", "")) for p in parts if p.get("type") == "text")
-            if text.strip() and not any(p.get("synthetic") for p in parts):
+            # what the person typed; an attachment (`@file`) adds synthetic parts beside it
+            text = "\n".join(
+                str(p.get("text", ""))
+                for p in parts
+                if p.get("type") == "text" and not p.get("synthetic")
+            )
+            if text.strip():
                 yield UserMessage(text=text.strip())
             continue
         for part in parts:
             if part.get("type") != "tool" or part.get("tool") != "todowrite":
                 continue
-            todos = ((part.get("state") or {}).get("input") or {}).get("todos")
+            todos = _dict(_dict(part.get("state")).get("input")).get("todos")
             yield TodoState(tool="todowrite", items=_items(todos, "content"))
+    yield from (Note(text=note) for note in notes)
 
 
 # -- todo-bench's own inspect logs ----------------------------------------------------------
@@ -296,7 +451,9 @@ def _inspect(path: Path) -> list[Session]:
         )
         if not ledger:
             continue
-        sessions.append((f"{sample.id}#{sample.epoch}", list(_ledger_events(ledger))))
+        # a plan created one item at a time (add_todo, TaskCreate) is one plan, as in Claude Code
+        events = _bursts(_ledger_events(ledger), ("add_todo", "TaskCreate"))
+        sessions.append((f"{sample.id}#{sample.epoch}", list(events)))
     return sessions
 
 

@@ -1,15 +1,21 @@
 """Scoring a session's list integrity, transition by transition, with the benchmark's definitions.
 
 Two consecutive lists are aligned item by item: by id where the product has ids (Claude Code's
-tasks, the harness's granular stores), otherwise by text: identical texts first, then the most
-similar remaining text that is a rewording by the benchmark's rule (`harness.matcher.related`:
-difflib ratio >= 0.6 or token overlap >= 0.5). Then, per transition:
+tasks, the harness's granular stores), otherwise by text: identical texts first, then an optimal
+one-to-one assignment (scipy's `linear_sum_assignment`, most similar first) among the remaining
+pairs that are rewordings by the benchmark's rule (`harness.matcher.related`: difflib ratio >= 0.6
+or token overlap >= 0.5). A completed item is never paired by similarity with an unfinished one:
+"Review the X section" done and "Update the X section" to do are two items (one removed, one
+added), not a rewording that was un-done. Then, per transition:
 - `dropped`: an unfinished item is gone; `completed_removed`: a completed one is gone;
-- `reworded`: an item's text changed; `status_regressions`: completed back to pending or
-  in progress; `added`: an item that matches none before.
+- `reworded`: an item's text changed; `status_regressions`: the same item (same id, or same
+  text) went from completed back to pending or in progress; `added`: an item that matches none
+  before.
 Each counts as sanctioned when a user message came between the two calls (the user may have
 asked for it); a transition that replaces the whole list after a user message is a reset (a new
 task). Transitions after a compaction are flagged, and a list sent again unchanged is a no-op.
+A read (`TaskList`, `TaskGet`, `list_todos`) is no transition: it only updates the list the next
+change is judged against (a list resumed from before the log, or shared with a team).
 """
 
 from __future__ import annotations
@@ -17,13 +23,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
 from harness.audit.model import (
     CATEGORIES,
+    TASK_ISSUES,
     Change,
     Compaction,
     Event,
     Item,
+    Note,
     SessionAudit,
+    TaskIssue,
     TodoState,
     Transition,
     UserMessage,
@@ -56,15 +68,29 @@ def align(
         match = next((b for b in right if b.text == a.text), None)
         if match is not None:
             take(a, match)
-    for a in list(left):
-        candidates = [b for b in right if related(a.text, b.text)]
-        if candidates:
-            best = max(
-                candidates,
-                key=lambda b: SequenceMatcher(None, a.text.lower(), b.text.lower()).ratio(),
-            )
-            take(a, best)
+    for a, b in _reworded(left, right):
+        take(a, b)
     return pairs, left, right
+
+
+def _reworded(left: list[Item], right: list[Item]) -> list[tuple[Item, Item]]:
+    """The one-to-one pairing of rewordings with the greatest total similarity."""
+    if not left or not right:
+        return []
+    # an un-paired cell costs more than any pair can save, so it is never chosen
+    similarity = np.zeros((len(left), len(right)))
+    allowed = np.zeros((len(left), len(right)), dtype=bool)
+    for i, a in enumerate(left):
+        for j, b in enumerate(right):
+            if a.status == "completed" and b.status != "completed":
+                continue  # a done item and a new item to do are two items
+            if related(a.text, b.text):
+                allowed[i, j] = True
+                similarity[i, j] = SequenceMatcher(None, a.text.lower(), b.text.lower()).ratio()
+    if not allowed.any():
+        return []
+    rows, cols = linear_sum_assignment(np.where(allowed, -(1.0 + similarity), 0.0))
+    return [(left[i], right[j]) for i, j in zip(rows, cols, strict=True) if allowed[i, j]]
 
 
 def judge(before: TodoState, after: TodoState) -> list[Change]:
@@ -73,7 +99,11 @@ def judge(before: TodoState, after: TodoState) -> list[Change]:
     for a, b in pairs:
         if a.text != b.text:
             changes.append(Change(category="reworded", text=a.text, detail=b.text))
-        if a.status == "completed" and b.status in ("pending", "in_progress"):
+        if (
+            a.status == "completed"
+            and b.status in ("pending", "in_progress")
+            and (a.key is not None or a.text == b.text)
+        ):
             changes.append(Change(category="status_regressions", text=b.text, detail=b.status))
     for a in removed:
         category = "completed_removed" if a.status == "completed" else "dropped"
@@ -85,7 +115,7 @@ def judge(before: TodoState, after: TodoState) -> list[Change]:
 def audit_events(events: Iterable[Event], path: str, fmt: str, session: str) -> SessionAudit:
     """Score one session from its events (consumed once, in order)."""
     result = SessionAudit(path=path, format=fmt, session=session)
-    counts = {c: 0 for c in CATEGORIES} | {f"{c}_sanctioned": 0 for c in CATEGORIES}
+    counts = dict.fromkeys(count_keys(), 0)
     previous: TodoState | None = None
     heard = compacted = False
     for event in events:
@@ -95,8 +125,17 @@ def audit_events(events: Iterable[Event], path: str, fmt: str, session: str) -> 
         if isinstance(event, Compaction):
             compacted = True
             continue
+        if isinstance(event, TaskIssue):
+            counts[event.issue] += 1
+            result.todo_calls += event.calls
+            continue
+        if isinstance(event, Note):
+            result.notes.append(event.text)
+            continue
         result.todo_calls += event.calls
         if event.tool in READS:
+            # what the product showed is the list the next change is judged against
+            previous = event if event.items or previous is None else previous
             continue
         if previous is not None:
             changes = judge(previous, event)
@@ -106,6 +145,7 @@ def audit_events(events: Iterable[Event], path: str, fmt: str, session: str) -> 
             kept = len(align(previous.items, event.items, previous.keyed and event.keyed)[0])
             transition = Transition(
                 index=len(result.transitions),
+                call=result.todo_calls - 1,
                 before_items=len(previous.items),
                 before_unfinished=sum(i.status != "completed" for i in previous.items),
                 changes=changes,
@@ -116,8 +156,9 @@ def audit_events(events: Iterable[Event], path: str, fmt: str, session: str) -> 
             )
             result.transitions.append(transition)
             for change in changes:
-                key = f"{change.category}_sanctioned" if heard else change.category
-                counts[key] += 1
+                side = "sanctioned" if heard else "unsanctioned"
+                counts[f"{change.category}_{side}"] += 1
+                counts[f"{change.category}_total"] += 1
             result.no_ops += same
             result.after_compaction += compacted
         previous = event
@@ -126,16 +167,24 @@ def audit_events(events: Iterable[Event], path: str, fmt: str, session: str) -> 
     return result
 
 
+def count_keys() -> list[str]:
+    """Every key of a session's `counts`: each category unsanctioned, sanctioned and in total,
+    then the Task-tool issues."""
+    keys = [f"{c}_{side}" for c in CATEGORIES for side in ("unsanctioned", "sanctioned", "total")]
+    return [*keys, *TASK_ISSUES]
+
+
 def totals(sessions: Iterable[SessionAudit]) -> dict[str, int]:
     out: dict[str, int] = {"sessions": 0, "todo_calls": 0, "transitions": 0}
+    out |= {"no_ops": 0, "after_compaction": 0} | dict.fromkeys(count_keys(), 0)
     for s in sessions:
         if s.error:
             continue
         out["sessions"] += 1
         out["todo_calls"] += s.todo_calls
         out["transitions"] += len(s.transitions)
-        out["no_ops"] = out.get("no_ops", 0) + s.no_ops
-        out["after_compaction"] = out.get("after_compaction", 0) + s.after_compaction
+        out["no_ops"] += s.no_ops
+        out["after_compaction"] += s.after_compaction
         for key, value in s.counts.items():
             out[key] = out.get(key, 0) + value
     return out

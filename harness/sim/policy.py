@@ -62,6 +62,9 @@ class Memory:
     store: list[TodoItem] | None = None
     undo: dict[str, list[TodoItem] | TodoItem] = field(default_factory=dict)
     corrupted_steps: set[int] = field(default_factory=set)  # bookkeeping: wrong results
+    #: bookkeeping: a write with faults (which a design may refuse) whose result the agent has
+    #: not seen yet; when compaction hides that result, the store view above is a guess
+    unconfirmed: bool = False
     staleness: int = 0
     lost: bool = False  # compaction removed the list from view
     forgotten: set[str] = field(default_factory=set)  # item ids lost to compaction
@@ -134,6 +137,7 @@ class SimPolicy:
     def _see(self, items: list[TodoItem]) -> None:
         self.m.seen = list(items)
         self.m.store = list(items)
+        self.m.unconfirmed = False
         self.m.staleness = 0
         self.m.lost = False
         self.m.forgotten = set()
@@ -146,6 +150,7 @@ class SimPolicy:
         function = message.function or (call.function if call else "")
         error = message.error.message if message.error else None
         if function in _TODO_TOOLS:
+            self.m.unconfirmed = False
             if error is not None and call is not None:
                 self._undo_store(call.function, call.arguments)
             listed = parse_rendered(error or text)
@@ -531,6 +536,7 @@ class SimPolicy:
                 existing[target] = victim.model_copy(update={"status": want})
             calls.append(("update_todo_status", {"id": target, "status": want}))
         m.store = [existing.get(i.id, i) for i in self._store()]
+        m.unconfirmed = bool(calls and faults)
         return Decision(calls=calls, faults=faults)
 
     def _store(self) -> list[TodoItem]:
@@ -561,8 +567,9 @@ class SimPolicy:
         for item_id in sorted(m.forgotten):
             item = shown[item_id]
             meant = self._resolve(item.text)
-            if not meant or meant[0][0].id not in m.cancelled:
-                faults.append(self._loss_fault("forget", held.get(item_id, item)))
+            # an item its own earlier write already removed is no new loss
+            if item_id in held and (not meant or meant[0][0].id not in m.cancelled):
+                faults.append(self._loss_fault("forget", held[item_id]))
         rows: list[TodoItem] = []
         protected: set[str] = set()
         for item in self.memory_list():
@@ -596,6 +603,7 @@ class SimPolicy:
             return Decision()  # nothing to change
         rows, more = self._recall_faults(rows, protected, shown, held)
         faults.extend(more)
+        faults.extend(self._stale_texts(rows, protected, held, more))
         by_text = {i.text: i for i in held.values()}
         for row in rows:
             before = by_text.get(row.text) or held.get(row.id)
@@ -606,7 +614,31 @@ class SimPolicy:
         payload = [{"id": r.id, "text": r.text, "status": r.status} for r in rows]
         m.undo = {"todo": list(held.values())}
         m.store = list(rows)
+        m.unconfirmed = bool(faults)
         return Decision(calls=[("todo", {"items": payload})], faults=faults)
+
+    def _stale_texts(
+        self,
+        rows: list[TodoItem],
+        protected: set[str],
+        held: dict[str, TodoItem],
+        recorded: list[Fault],
+    ) -> list[Fault]:
+        """Bookkeeping: a text written from a memory older than the store (compaction hid the
+        write that changed it) changes the item's text all the same."""
+        mutated = {f.detail.split("' -> '")[-1].rstrip("'") for f in recorded if f.kind == "mutate"}
+        held_texts = {i.text for i in held.values()}
+        return [
+            Fault(
+                "stale_text", "mutated_text", 0, f"#{row.id} '{held[row.id].text}' -> '{row.text}'"
+            )
+            for row in rows
+            if row.id in held
+            and row.id not in protected
+            and row.text != held[row.id].text
+            and row.text not in held_texts
+            and row.text not in mutated
+        ]
 
     def _loss_fault(self, kind: str, item: TodoItem) -> Fault:
         metric = "lost_history" if item.status == "completed" else "dropped_todos"
@@ -627,9 +659,7 @@ class SimPolicy:
             dropped = set()
         # the scorer judges a loss by the status the store held, not the one being written
         faults.extend(
-            self._loss_fault("drop", held.get(r.id, shown_items[r.id]))
-            for r in rows
-            if r.id in dropped
+            self._loss_fault("drop", held[r.id]) for r in rows if r.id in dropped & held.keys()
         )
         kept = [r for r in rows if r.id not in dropped]
         if dropped and self.rng.random() < self.p.renumber:

@@ -103,6 +103,8 @@ class SimModel(ModelAPI):
         system = "\n".join(m.text for m in input if isinstance(m, ChatMessageSystem))
         policy = SimPolicy(self.profile, memory, rng)
         policy.observe(seed_view(list(input), memory.sent), system, names)
+        # bookkeeping: whether this turn's fault record rests on a guess about the store
+        unsure = memory.unconfirmed
         decision = policy.decide(names)
         calls = []
         for i, decided in enumerate(decision.calls):
@@ -121,7 +123,13 @@ class SimModel(ModelAPI):
             content=decision.text,
             tool_calls=calls or None,
             model=self.model_name,
-            metadata={"sim_faults": faults} if faults else None,
+            metadata=(
+                {**({"sim_faults": faults} if faults else {}), "sim_store_unsure": True}
+                if unsure
+                else {"sim_faults": faults}
+                if faults
+                else None
+            ),
         )
         return self._output(message, input, tools)
 

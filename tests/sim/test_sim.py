@@ -67,6 +67,16 @@ def test_oracle_is_perfect_on_every_variant_and_scenario(
             assert faults == {}, (log.eval.metadata, sample.id, faults)
 
 
+def store_unsure(sample: EvalSample) -> bool:
+    """Whether the simulated agent marked a turn's fault record as resting on a guess: a write
+    with faults whose result compaction hid (so it cannot know whether a design refused it)."""
+    return any(
+        (event.output.message.metadata or {}).get("sim_store_unsure")
+        for event in sample.events
+        if isinstance(event, ModelEvent)
+    )
+
+
 def injected_faults(sample: EvalSample) -> tuple[Counter[str], Counter[str]]:
     """(faults that reached an accepted state, what the scorer counted) for one episode.
 
@@ -92,22 +102,64 @@ def injected_faults(sample: EvalSample) -> tuple[Counter[str], Counter[str]]:
     return injected, scored
 
 
-@pytest.mark.heavy
-@pytest.mark.parametrize("seed", range(5))  # one test per seed so xdist spreads them over cores
-def test_scorers_count_exactly_the_injected_faults_that_reached_the_store(
-    tmp_path: Path, seed: int
-) -> None:
-    """Per episode, for every shipped scenario x every headline variant, on one seed."""
+def check_fault_record(
+    logs: list[EvalLog], where: str, unsure_share: float = 0.1
+) -> tuple[Counter[str], int]:
+    """Every episode's fault record equals what the scorer counted, except in an episode the
+    sim marked unsure (see `store_unsure`); returns the scored totals and the unsure count."""
     totals: Counter[str] = Counter()
-    for log in run_all("sim/chaotic", tmp_path, seed=seed):
+    unsure = episodes = 0
+    for log in logs:
         label = (log.eval.metadata or {})["variant"]
         for sample in log.samples or []:
+            episodes += 1
             injected, scored = injected_faults(sample)
-            assert injected == scored, (seed, label, sample.id, sample.epoch)
             totals += scored
-    # each seed's run must exercise every detector, or the equality proves little (each of
-    # seeds 0-4 fires every one at least once)
-    assert all(totals[m] > 0 for m in FAULT_METRICS), totals
+            if store_unsure(sample):
+                unsure += 1
+                continue
+            assert injected == scored, (where, label, sample.id, sample.epoch)
+    # a record that is often "unsure" would prove little (a whole suite: at most 1 in 10)
+    assert unsure <= unsure_share * episodes, (where, unsure, episodes)
+    return totals, unsure
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("seed", range(5))  # one test per seed so xdist spreads them over cores
+@pytest.mark.parametrize("profile", ["chaotic", "sloppy", "careful", "own-words", "oracle"])
+def test_scorers_count_exactly_the_injected_faults_that_reached_the_store(
+    tmp_path: Path, profile: str, seed: int
+) -> None:
+    """Per episode, for every shipped scenario x every headline variant, on one profile and
+    seed (every shipped profile x seeds 0-4 in make test-slow)."""
+    totals, _ = check_fault_record(
+        run_all(f"sim/{profile}", tmp_path, seed=seed), f"{profile} seed {seed}"
+    )
+    if profile == "chaotic":
+        # its run must exercise every detector, or the equality proves little (each of seeds
+        # 0-4 fires every one at least once)
+        assert all(totals[m] > 0 for m in FAULT_METRICS), totals
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("profile", "seed"), [("sloppy", 1), ("sloppy", 3), ("careful", 3)])
+def test_the_fault_record_holds_where_it_once_failed(
+    tmp_path: Path, profile: str, seed: int
+) -> None:
+    """The fast slice for make test: compaction (a stale memory: a completed item lost, a
+    second tick, texts written back from before a hidden write) and config_migration (a wrong
+    result that breaks the subtasks after it), where sim/sloppy's record was wrong."""
+    logs = eval(
+        [build_task(v, scenarios="compaction,config_migration") for v in HEADLINE],
+        model=f"sim/{profile}",
+        model_args={"seed": seed},
+        display="none",
+        log_dir=str(tmp_path),
+        max_tasks=len(HEADLINE),
+    )
+    assert all(log.status == "success" for log in logs)
+    # compaction is where a hidden result makes the record unsure: at most its 6 episodes
+    check_fault_record(logs, f"{profile} seed {seed}", unsure_share=0.5)
 
 
 def test_the_simulated_agent_never_sees_the_variant() -> None:
