@@ -14,6 +14,7 @@ import yaml
 from inspect_ai.log import list_eval_logs, read_eval_log
 
 from harness.agent import EpisodeRecord
+from harness.audit.field import fit
 from harness.audit.model import AuditReport
 from harness.ledger import ClaimEvent, Ledger, TodoEvent, WorkspaceEvent
 from harness.sim.profiles import Profile, load_profile
@@ -115,40 +116,16 @@ def write_profile(profile: Profile, counts: Counter[str], model: str, path: Path
 
 
 def calibrate_from_audit(
-    report: AuditReport, base: str = "careful"
+    report: AuditReport, base: str = "sloppy"
 ) -> tuple[Profile, Counter[str]]:
-    """List-fault rates from audited real sessions; the rest kept from a base profile.
-
-    Per item per rewrite: unsanctioned drops over unfinished items before, unsanctioned
-    rewordings over items before; per rewrite: unsanctioned additions (the sim's `invent`); per
-    item at a compaction: drops right after one (`forget`). Sanctioned changes are left out, as
-    the user asked for them. Rates a log cannot show (premature claims, early ticks, wrong
-    results, prose calls) stay at the base profile's values: no workspace, no ground truth.
-    """
+    """List-fault rates from audited real sessions (`harness.audit.field`: per tool family, a
+    minimum of evidence, intervals), the rest kept from a base profile. No hand labels: the
+    audit cannot tell a junk invention from benign self-extension, so `invent` stays the base's.
+    The counts are each rate's events and opportunities."""
+    rates = fit(report, None, base)
     counts: Counter[str] = Counter()
-    for session in report.sessions:
-        for t in session.transitions:
-            if t.sanctioned or t.no_op:
-                continue
-            counts["transitions"] += 1
-            counts["items"] += t.before_items
-            counts["unfinished"] += t.before_unfinished
-            for change in t.changes:
-                counts[change.category] += 1
-                if t.after_compaction and change.category == "dropped":
-                    counts["dropped_after_compaction"] += 1
-            if t.after_compaction:
-                counts["compaction_unfinished"] += t.before_unfinished
-    if not counts["transitions"]:
-        raise ValueError("the audit has no unsanctioned transitions to fit")
-    plain_drops = counts["dropped"] - counts["dropped_after_compaction"]
-    plain_unfinished = counts["unfinished"] - counts["compaction_unfinished"]
-    fitted = {
-        "drop": _ratio(plain_drops, plain_unfinished),
-        "mutate": _ratio(counts["reworded"], counts["items"]),
-        "invent": _ratio(counts["added"], counts["transitions"]),
-        "forget": _ratio(counts["dropped_after_compaction"], counts["compaction_unfinished"]),
-        "staleness_growth": 0.0,
-    }
-    profile = load_profile(base, fitted).model_copy(update={"name": "field"})
-    return profile, counts
+    for rate in rates.rates:
+        counts[f"{rate.name}_events"] = rate.events
+        counts[f"{rate.name}_opportunities"] = rate.opportunities
+        counts[f"{rate.name}_fitted"] = int(rate.source == "fitted")
+    return rates.profile(), counts

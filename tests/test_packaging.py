@@ -52,6 +52,7 @@ def test_the_wheel_ships_the_scenarios_and_the_inspect_package(wheel: Path) -> N
     assert {f"harness/scenarios/{s}.yaml" for s in SHIPPED} <= names
     assert {"todo_bench/todo_bench.py", "todo_bench/README.md", "todo_bench/listing.yaml"} <= names
     assert {"harness/prices.yaml", "harness/py.typed", "harness/heuristic_rules.yaml"} <= names
+    assert "harness/sim/field.yaml" in names  # sim/field loads it
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "todo_bench = todo_bench.todo_bench" in text

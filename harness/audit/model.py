@@ -90,6 +90,7 @@ class Transition(BaseModel):
     reset: bool = False  # the user gave a new task and the list was replaced whole
     after_compaction: bool = False
     no_op: bool = False  # the same list sent again
+    keyed: bool = False  # id-based lists (Task tools), else full-list rewrites
 
 
 class SessionAudit(BaseModel):
@@ -99,6 +100,8 @@ class SessionAudit(BaseModel):
     format: str
     session: str
     todo_calls: int = 0
+    #: todo calls per tool (a Task call the replay reports apart counts under its issue)
+    calls_by_tool: dict[str, int] = Field(default_factory=dict)
     transitions: list[Transition] = Field(default_factory=list)
     #: per category "<category>_unsanctioned", "<category>_sanctioned" and "<category>_total",
     #: then the Task-tool issues ("task_not_found", "unknown_task")

@@ -9,7 +9,9 @@ or token overlap >= 0.5). A completed item is never paired by similarity with an
 added), not a rewording that was un-done. Then, per transition:
 - `dropped`: an unfinished item is gone; `completed_removed`: a completed one is gone;
 - `reworded`: an item's text changed; `status_regressions`: the same item (same id, or same
-  text) went from completed back to pending or in progress; `added`: an item that matches none
+  text) went from completed back to pending or in progress in a continuing list (when the only
+  items two text lists share are such, the list is a new one: a generic step such as "Run the
+  tests" repeated in the next task's list is a new item); `added`: an item that matches none
   before.
 Each counts as sanctioned when a user message came between the two calls (the user may have
 asked for it); a transition that replaces the whole list after a user message is a reset (a new
@@ -93,17 +95,30 @@ def _reworded(left: list[Item], right: list[Item]) -> list[tuple[Item, Item]]:
     return [(left[i], right[j]) for i, j in zip(rows, cols, strict=True) if allowed[i, j]]
 
 
-def judge(before: TodoState, after: TodoState) -> list[Change]:
+def pair(
+    before: TodoState, after: TodoState
+) -> tuple[list[tuple[Item, Item]], list[Item], list[Item]]:
+    """`align`, then the rule for a new list: when every item the two lists share by text was
+    completed and is unfinished again ("Run tests and lint" in the next task's list), nothing
+    continues: those are a finished item removed and a new one added, not regressions."""
     pairs, removed, added = align(before.items, after.items, before.keyed and after.keyed)
+    undone = [(a, b) for a, b in pairs if _undone(a, b)]
+    if undone and len(undone) == len(pairs) and not (before.keyed and after.keyed):
+        return [], [*removed, *(a for a, _ in undone)], [*added, *(b for _, b in undone)]
+    return pairs, removed, added
+
+
+def _undone(a: Item, b: Item) -> bool:
+    return a.status == "completed" and b.status in ("pending", "in_progress")
+
+
+def judge(before: TodoState, after: TodoState) -> list[Change]:
+    pairs, removed, added = pair(before, after)
     changes: list[Change] = []
     for a, b in pairs:
         if a.text != b.text:
             changes.append(Change(category="reworded", text=a.text, detail=b.text))
-        if (
-            a.status == "completed"
-            and b.status in ("pending", "in_progress")
-            and (a.key is not None or a.text == b.text)
-        ):
+        if _undone(a, b) and (a.key is not None or a.text == b.text):
             changes.append(Change(category="status_regressions", text=b.text, detail=b.status))
     for a in removed:
         category = "completed_removed" if a.status == "completed" else "dropped"
@@ -116,6 +131,7 @@ def audit_events(events: Iterable[Event], path: str, fmt: str, session: str) -> 
     """Score one session from its events (consumed once, in order)."""
     result = SessionAudit(path=path, format=fmt, session=session)
     counts = dict.fromkeys(count_keys(), 0)
+    tally: dict[str, int] = {}
     previous: TodoState | None = None
     heard = compacted = False
     for event in events:
@@ -128,11 +144,13 @@ def audit_events(events: Iterable[Event], path: str, fmt: str, session: str) -> 
         if isinstance(event, TaskIssue):
             counts[event.issue] += 1
             result.todo_calls += event.calls
+            tally[event.issue] = tally.get(event.issue, 0) + event.calls
             continue
         if isinstance(event, Note):
             result.notes.append(event.text)
             continue
         result.todo_calls += event.calls
+        tally[event.tool] = tally.get(event.tool, 0) + event.calls
         if event.tool in READS:
             # what the product showed is the list the next change is judged against
             previous = event if event.items or previous is None else previous
@@ -142,7 +160,7 @@ def audit_events(events: Iterable[Event], path: str, fmt: str, session: str) -> 
             same = [(i.key, i.text, i.status) for i in previous.items] == [
                 (i.key, i.text, i.status) for i in event.items
             ]
-            kept = len(align(previous.items, event.items, previous.keyed and event.keyed)[0])
+            kept = len(pair(previous, event)[0])
             transition = Transition(
                 index=len(result.transitions),
                 call=result.todo_calls - 1,
@@ -153,6 +171,7 @@ def audit_events(events: Iterable[Event], path: str, fmt: str, session: str) -> 
                 reset=heard and bool(previous.items) and kept == 0,
                 after_compaction=compacted,
                 no_op=same,
+                keyed=previous.keyed and event.keyed,
             )
             result.transitions.append(transition)
             for change in changes:
@@ -164,6 +183,7 @@ def audit_events(events: Iterable[Event], path: str, fmt: str, session: str) -> 
         previous = event
         heard = compacted = False
     result.counts = counts
+    result.calls_by_tool = tally
     return result
 
 

@@ -87,6 +87,9 @@ PROFILES: dict[str, dict[str, Any]] = {
 }
 #: `sloppy` planning in its own words (`harness/sim/wording.py`), for trackers that read its plan
 PROFILES["own-words"] = {**PROFILES["sloppy"], "paraphrase": 0.5, "merge": 0.15, "omit": 0.1}
+#: list-fault rates fitted on 82 real coding-agent sessions (`scripts/fit_field.py`,
+#: docs/field.md); the rates no log shows are `sloppy`'s
+PROFILES["field"] = yaml.safe_load((Path(__file__).with_name("field.yaml")).read_text("utf-8"))
 
 
 class ProfileError(ValueError):
