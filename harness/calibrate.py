@@ -17,7 +17,7 @@ from harness.agent import EpisodeRecord
 from harness.audit.field import fit
 from harness.audit.model import AuditReport
 from harness.ledger import ClaimEvent, Ledger, TodoEvent, WorkspaceEvent
-from harness.sim.profiles import Profile, load_profile
+from harness.sim.profiles import Profile
 
 #: single-item operations (by the design's op kind, whatever its tools are called)
 GRANULAR = {"add", "update", "rename", "delete"}
