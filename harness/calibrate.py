@@ -115,9 +115,7 @@ def write_profile(profile: Profile, counts: Counter[str], model: str, path: Path
     path.write_text(header + body, encoding="utf-8")
 
 
-def calibrate_from_audit(
-    report: AuditReport, base: str = "sloppy"
-) -> tuple[Profile, Counter[str]]:
+def calibrate_from_audit(report: AuditReport, base: str = "sloppy") -> tuple[Profile, Counter[str]]:
     """List-fault rates from audited real sessions (`harness.audit.field`: per tool family, a
     minimum of evidence, intervals), the rest kept from a base profile. No hand labels: the
     audit cannot tell a junk invention from benign self-extension, so `invent` stays the base's.

@@ -505,6 +505,25 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return audit(args.paths, args.format)
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    from harness.audit import expand
+    from harness.audit.replay import DEFAULT, render, run_replay
+
+    variants = parse_variants(args.variants) if args.variants else parse_variants(list(DEFAULT))
+    problems: list[str] = []
+    files = expand(args.paths, problems)
+    for problem in problems:
+        print(f"todo-bench: {problem}", file=sys.stderr)
+    if not files:
+        raise UsageError("no session logs found")
+    report = run_replay(files, variants)
+    text = render(report, args.format)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    print(text, end="")
+    return 0
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with its errors in one line (no usage dump), exit code 2."""
 
@@ -703,6 +722,20 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("paths", nargs="+", help="session log files or folders")
     aud.add_argument("--format", default="md", choices=["md", "json"], help="output format")
     aud.set_defaults(func=cmd_audit)
+
+    rep = sub.add_parser(
+        "replay",
+        help="replay real agents' todo lists through every design's backend",
+        description="Counterfactual replay: each transition of each session log, sent the way "
+        "each design takes it; per design what it refused (caught), made explicit, cost "
+        "(friction, rejected calls, todo tokens). First-try counts: a real agent would have "
+        "reacted to a refusal.",
+    )
+    rep.add_argument("paths", nargs="+", help="session log files or folders")
+    rep.add_argument("--variants", help="designs to replay (default: L0-L3 and the products)")
+    rep.add_argument("--format", default="md", choices=["md", "json"], help="output format")
+    rep.add_argument("--out", help="also write the table to this file")
+    rep.set_defaults(func=cmd_replay)
 
     scen = sub.add_parser(
         "scenarios",

@@ -283,3 +283,91 @@ def test_a_batch_names_each_file_once_and_passes_over_what_is_no_session(
     assert main([str(folder), str(tmp_path / "empty")], "md") == 0
     captured = capsys.readouterr()
     assert "a folder with no session log" in captured.err and "skipped" not in captured.err
+
+
+# -- counterfactual replay ---------------------------------------------------------------------
+
+
+def test_each_design_meets_real_changes_as_its_rules_say(tmp_path: Path) -> None:
+    from harness.audit.replay import run_replay
+    from harness.variants import parse_variants
+
+    records = [
+        user("Go."),
+        todo_write(
+            "t1",
+            ("Write the parser", "in_progress"),
+            ("Write the tests", "pending"),
+            ("Update the docs", "pending"),
+        ),
+        # unasked: "Update the docs" dropped
+        todo_write("t2", ("Write the parser", "completed"), ("Write the tests", "in_progress")),
+        # unasked: a rewording
+        todo_write(
+            "t3", ("Write the parser", "completed"), ("Write the unit tests", "in_progress")
+        ),
+        user("Also add a changelog entry."),
+        # asked: an addition
+        todo_write(
+            "t4",
+            ("Write the parser", "completed"),
+            ("Write the unit tests", "in_progress"),
+            ("Add a changelog entry", "pending"),
+        ),
+    ]
+    path = jsonl(tmp_path / "s.jsonl", records)
+    report = run_replay(
+        [path], parse_variants("L0-rewrite,L1-textlock,L2-whitelist,L3-granular,cc-tasks")
+    )
+    got = {
+        d.design: (
+            d.caught["dropped"],
+            d.caught["reworded"],
+            d.explicit["dropped"],
+            d.explicit["reworded"],
+            d.friction,
+        )
+        for d in report.designs
+    }
+    assert got == {
+        "L0-rewrite": (0, 0, 0, 0, 0),  # takes every list as sent
+        "L1-textlock": (0, 1, 0, 0, 0),  # refuses the rewording only
+        "L2-whitelist": (1, 1, 0, 0, 1),  # refuses the drop, the rewording, and the asked addition
+        "L3-granular": (0, 0, 1, 1, 0),  # each change needs its own call: none by omission
+        "cc-tasks": (0, 0, 1, 1, 0),
+    }
+    assert all(
+        d.transitions == 3 and d.unsanctioned == {"dropped": 1, "reworded": 1}
+        for d in report.designs
+    )
+
+
+def test_a_list_longer_than_the_cap_is_counted(tmp_path: Path) -> None:
+    from harness.audit.replay import run_replay
+    from harness.variants import parse_variants
+
+    many = [(f"Step {n}", "pending") for n in range(25)]
+    records = [
+        user("Go."),
+        todo_write("t1", *many),
+        todo_write("t2", ("Step 0", "in_progress"), *many[1:]),
+    ]
+    report = run_replay(
+        [jsonl(tmp_path / "s.jsonl", records)], parse_variants("L0-rewrite,L0-rewrite+uncapped")
+    )
+    assert [(d.over_cap, d.rejected) for d in report.designs] == [(1, 1), (0, 0)]
+
+
+def test_the_replay_command_writes_its_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness.cli import main as cli
+
+    path = jsonl(
+        tmp_path / "s.jsonl",
+        [user("Go."), todo_write("t1", ("A", "pending")), todo_write("t2", ("A", "completed"))],
+    )
+    assert (
+        cli(["replay", str(path), "--variants", "L0-rewrite", "--out", str(tmp_path / "r.md")]) == 0
+    )
+    assert "| L0-rewrite" in capsys.readouterr().out and (tmp_path / "r.md").is_file()

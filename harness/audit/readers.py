@@ -474,3 +474,44 @@ def _ledger_events(ledger: dict[str, Any]) -> Iterator[Event]:
                     for i in event.get("after", [])
                 ],
             )
+
+
+# -- how a session ended ------------------------------------------------------------------
+
+
+def final_reply(path: Path) -> str | None:
+    """The agent's last text message in a session log, or None where the log does not hold it
+    (a reduced file keeps todo calls, results and user turns, not the agent's prose)."""
+    fmt = detect(path)
+    last: str | None = None
+    if fmt == "inspect":
+        return None
+    records = (
+        json.loads(path.read_text(encoding="utf-8", errors="replace")).get("messages", [])
+        if path.suffix == ".json"
+        else _lines(path, [])
+    )
+    for record in records:
+        if not isinstance(record, dict):
+            continue
+        if "_cut" in record:
+            last = None  # omitted lines may have held a later reply
+            continue
+        if fmt == "claude-code" and record.get("type") == "assistant":
+            blocks = _dict(record.get("message")).get("content")
+            texts = [
+                str(_dict(b).get("text", ""))
+                for b in blocks or []
+                if _dict(b).get("type") == "text"
+            ]
+            last = "\n".join(t for t in texts if t.strip()) or last
+        elif fmt == "codex":
+            payload = _dict(record.get("payload"))
+            if payload.get("type") == "message" and payload.get("role") == "assistant":
+                parts = payload.get("content") or []
+                last = "\n".join(str(_dict(p).get("text", "")) for p in parts).strip() or last
+        elif fmt == "opencode" and _dict(record.get("info")).get("role") == "assistant":
+            parts = [_dict(p) for p in record.get("parts") or []]
+            text = "\n".join(str(p.get("text", "")) for p in parts if p.get("type") == "text")
+            last = text.strip() or last
+    return last
