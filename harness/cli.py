@@ -17,20 +17,8 @@ import yaml
 from pydantic import BaseModel
 
 from harness import runner
-from harness.progress import RunProgress
 from harness.provenance import git_commit, project_version, provenance
 from harness.publish import leaderboard
-from harness.report import (
-    PRICES,
-    SCHEMA_VERSION,
-    Provenance,
-    Summary,
-    price_for,
-    read_run,
-    read_summary,
-    summarize,
-    write_summary,
-)
 from harness.runner import RunPlan
 from harness.scenario import (
     SCENARIO_DIR,
@@ -42,6 +30,15 @@ from harness.scenario import (
     select,
 )
 from harness.sim.profiles import ProfileError
+from harness.summary import (
+    PRICES,
+    SCHEMA_VERSION,
+    Provenance,
+    Summary,
+    price_for,
+    read_summary,
+    write_summary,
+)
 from harness.variants import Variant, parse_variants
 
 RESULTS = Path("results")
@@ -226,6 +223,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         designs=args.design,
         heuristic_rules=args.heuristic_rules,
     )
+    from harness.progress import RunProgress
+    from harness.report import read_run, summarize
+
     total = len(variants) * len(scenarios) * args.epochs
     with RunProgress(
         total, runner.completed_episodes(plan), enabled=args.display == runner.OWN_DISPLAY

@@ -22,8 +22,8 @@ import yaml
 from pydantic import BaseModel, Field
 from tabulate import tabulate
 
-from harness.report import Summary
 from harness.stats import Test, holm, paired_test
+from harness.summary import Summary
 
 #: watched metrics and which way is better
 WATCHED: dict[str, Literal["higher", "lower"]] = {

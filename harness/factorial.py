@@ -19,8 +19,8 @@ from pydantic import BaseModel
 from statsmodels.regression.linear_model import OLS
 from tabulate import tabulate
 
-from harness.report import Summary
 from harness.scoring import METRICS
+from harness.summary import Summary
 from harness.variants import Variant
 
 FACTORS = ("gate", "heuristic", "planner", "completion_loop", "loop_controller")

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from tabulate import tabulate
 
-from harness.report import EpisodeScores, Summary
+from harness.summary import EpisodeScores, Summary
 
 HEADERS = [
     "variant",

@@ -13,7 +13,7 @@ matplotlib.use("Agg")  # no display: files only
 from matplotlib import pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from harness.report import Summary  # noqa: E402
+from harness.summary import Summary  # noqa: E402
 
 
 def _png(figure: Figure) -> str:

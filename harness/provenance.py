@@ -13,8 +13,8 @@ from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from harness.report import Provenance
 from harness.scenario import Scenario
+from harness.summary import Provenance
 from harness.versions import SIM_VERSION, TASK_VERSION
 
 HARNESS = Path(__file__).resolve().parent

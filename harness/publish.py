@@ -12,8 +12,7 @@ from typing import Literal
 
 from tabulate import tabulate
 
-from harness.report import Summary, VariantSummary
-from harness.stats import Stat
+from harness.summary import Stat, Summary, VariantSummary
 
 SIM_NOTE = "simulated agent: demonstrates the harness, not evidence about real models"
 Format = Literal["md", "html", "latex", "csv", "json"]

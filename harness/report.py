@@ -7,124 +7,56 @@ complete, so a partial or stale run is never published as a whole one.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
-import yaml
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log, read_eval_log_sample_summaries
-from pydantic import BaseModel, Field
 
 from harness.scoring import CORRUPTION_COUNTS, METRICS
-from harness.stats import STDERR_METHOD, Stat, clustered, pass_hat_k
-from harness.variants import HEADLINE, PRODUCTS
-
-#: 2: rates per accepted-or-rejected todo update; ending, matcher and cache metrics added
-#: 3: clustered standard errors with n and 95% intervals; per-episode values; provenance;
-#:    completeness; pass^k over scenarios with enough epochs
-SCHEMA_VERSION = 3
-
-
-PRICES = Path(__file__).resolve().parent / "prices.yaml"
-
-
-class Price(BaseModel):
-    """USD per million tokens; `cache_read` prices prompt-cache hits where the provider has a
-    rate for them (otherwise they cost `input`)."""
-
-    input: float
-    output: float
-    cache_read: float | None = None
-
-    def cost(self, input_tokens: float, cache_read_tokens: float, output_tokens: float) -> float:
-        cached_rate = self.input if self.cache_read is None else self.cache_read
-        fresh = input_tokens - cache_read_tokens
-        return (
-            fresh * self.input + cache_read_tokens * cached_rate + output_tokens * self.output
-        ) / 1e6
-
-
-def price_for(model: str, table: Path = PRICES) -> Price | None:
-    """The longest price-table key that prefixes the model name, if any."""
-    entries = yaml.safe_load(table.read_text(encoding="utf-8")) or {}
-    keys = sorted((k for k in entries if model.startswith(k)), key=len, reverse=True)
-    return Price.model_validate(entries[keys[0]]) if keys else None
-
-
-class EpisodeScores(BaseModel):
-    """One scored episode as read back from an inspect log."""
-
-    scenario: str
-    epoch: int
-    values: dict[str, float]
-
-
-class VariantSummary(BaseModel):
-    variant: str
-    episodes: int
-    metrics: dict[str, Stat]
-    cost_usd: Stat | None = Field(None, description="per episode, where the price is known")
-    pass_k: Stat = Field(description="share of scenarios solved in all k epochs (pass^k)")
-    pass_k_scenarios: int = Field(0, description="scenarios with at least k epochs")
-    per_100_todo_updates: dict[str, float]
-    per_scenario_success: dict[str, float]
-    #: every episode's values, so two runs can be compared pair by pair
-    per_episode: list[EpisodeScores] = Field(default_factory=list)
-
-
-class Provenance(BaseModel):
-    """What produced a summary. The versions and the scenario hash decide comparability; the
-    rest is information (a refactor changes the code hash but no number)."""
-
-    task_version: int = Field(0, description="harness.versions.TASK_VERSION; 0: not recorded")
-    sim_version: int | None = Field(
-        None, description="harness.versions.SIM_VERSION for simulated agents, else null"
-    )
-    scenario_hash: str = ""  # of the selected scenarios, as loaded
-    project_version: str = ""
-    code_hash: str = ""  # of the harness's source files: information only
-    inspect_ai: str = ""  # the inspect_ai version: information only
-
-    def meaning(self) -> dict[str, object]:
-        """The fields that decide whether two runs may be mixed or compared."""
-        return {
-            "task version": self.task_version,
-            "sim version": self.sim_version,
-            "scenarios": self.scenario_hash,
-        }
-
-
-class Summary(BaseModel):
-    """The published result of one run; the leaderboard is rendered from it."""
-
-    schema_version: int = SCHEMA_VERSION
-    model: str
-    simulated: bool
-    seed: int | None
-    epochs: int
-    scenarios: list[str]
-    variants: list[VariantSummary]
-    stderr_method: str = STDERR_METHOD
-    provenance: Provenance = Field(default_factory=Provenance)
-    complete: bool = True
-    #: why the run is incomplete: failed or missing variants, episodes without a score
-    problems: list[str] = Field(default_factory=list)
-
-
-def variant_order(name: str) -> tuple[int, str]:
-    known = (*HEADLINE, *PRODUCTS)
-    return (known.index(name) if name in known else len(known), name)
-
-
-class TaskResult(BaseModel):
-    """The scored episodes of one variant's eval log."""
-
-    variant: str
-    model: str
-    epochs: int
-    episodes: list[EpisodeScores]
-
+from harness.stats import clustered, pass_hat_k
+from harness.summary import (
+    PRICES as PRICES,
+)
+from harness.summary import (
+    SCHEMA_VERSION as SCHEMA_VERSION,
+)
+from harness.summary import (
+    STDERR_METHOD as STDERR_METHOD,
+)
+from harness.summary import (
+    EpisodeScores as EpisodeScores,
+)
+from harness.summary import (
+    Price as Price,
+)
+from harness.summary import (
+    Provenance as Provenance,
+)
+from harness.summary import (
+    Stat as Stat,
+)
+from harness.summary import (
+    Summary as Summary,
+)
+from harness.summary import (
+    TaskResult as TaskResult,
+)
+from harness.summary import (
+    VariantSummary as VariantSummary,
+)
+from harness.summary import (
+    price_for as price_for,
+)
+from harness.summary import (
+    read_summary as read_summary,
+)
+from harness.summary import (
+    variant_order as variant_order,
+)
+from harness.summary import (
+    write_summary as write_summary,
+)
 
 #: what a provider failure looks like in inspect's error text, and what it means for the user
 _CAUSES = (
@@ -266,18 +198,3 @@ def summarize(
         complete=not issues,
         problems=issues,
     )
-
-
-def write_summary(summary: Summary, path: Path) -> None:
-    path.write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
-
-
-def read_summary(path: Path) -> Summary:
-    """A summary.json; NaN and infinities are refused (JSON has no such numbers, and a
-    comparison against one would pass whatever the other side says)."""
-
-    def refuse(constant: str) -> float:
-        raise ValueError(f"{constant} where a number belongs")
-
-    data = json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse)
-    return Summary.model_validate(data)

@@ -22,20 +22,12 @@ from statsmodels.regression.linear_model import OLS
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
-STDERR_METHOD = "standard error clustered by scenario (cluster-robust OLS, statsmodels)"
+from harness.summary import STDERR_METHOD as STDERR_METHOD
+from harness.summary import Stat as Stat
+
 #: permutation-test resamples and seed: fixed, so a comparison is reproducible
 RESAMPLES = 9999
 SEED = 0
-
-
-class Stat(BaseModel):
-    """Mean over episodes, its clustered standard error, a 95% interval, and the count."""
-
-    mean: float
-    stderr: float
-    n: int = 0
-    ci_low: float | None = None
-    ci_high: float | None = None
 
 
 def _r(x: float) -> float:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -198,10 +199,60 @@ def against_bare(root: Path, repeats: int) -> list[list[str]]:
     return rows
 
 
+#: CLI calls whose start-up is measured, and the budget each is held to (CPU seconds)
+STARTUP = (
+    (["--version"], 1.5),
+    (["--help"], 1.5),
+    (["leaderboard", "results/latest"], 1.5),
+    (["compare", "results/baseline", "results/latest"], 1.5),
+    (["audit", "tests/fixtures/sessions"], 1.5),
+)
+
+
+def cpu_seconds(command: list[str]) -> float:
+    """User + system CPU seconds of a command run in its own process (children included)."""
+    before = os.times()
+    subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = os.times()
+    return (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+
+
+def startup_rows(repeats: int) -> list[list[str]]:
+    """Median CPU of each CLI call against its budget, and Python's own start-up beside them."""
+    python = statistics.median(
+        [cpu_seconds([sys.executable, "-c", "pass"]) for _ in range(repeats)]
+    )
+    rows = [["python -c pass", f"{python:.2f}", "", ""]]
+    for args, budget in STARTUP:
+        cpu = statistics.median(
+            [cpu_seconds([sys.executable, "-m", "harness.cli", *args]) for _ in range(repeats)]
+        )
+        rows.append(
+            [
+                f"todo-bench {' '.join(args)}",
+                f"{cpu:.2f}",
+                f"{budget:.1f}",
+                "yes" if cpu <= budget else "NO",
+            ]
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (medians)")
     args = parser.parse_args()
+    print(
+        tabulate(
+            startup_rows(args.repeats),
+            headers=["CLI start-up", "CPU s (median)", "budget", "within"],
+            tablefmt="github",
+        ),
+        flush=True,
+    )
+    print()
     root = Path(tempfile.mkdtemp(prefix="todo-bench-perf-"))
     try:
         rows = against_bare(root, args.repeats)

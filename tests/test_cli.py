@@ -145,3 +145,16 @@ def test_the_sim_provider_refuses_tools_it_cannot_drive_under_inspect_eval(
     )
     assert log.status == "error" and log.error is not None
     assert "cannot drive these todo tools" in log.error.message
+
+
+@pytest.mark.parametrize("module", ["harness.cli", "harness.summary", "harness.publish"])
+def test_reading_results_loads_no_loop_no_inspect_no_statistics(module: str) -> None:
+    """The summary schema and its renderers are pure data: `--version`, `leaderboard` and a
+    notebook reading a summary start in a fraction of a second (make perf measures it)."""
+    import subprocess
+    import sys
+
+    heavy = ("inspect_ai", "harness.agent", "harness.scoring", "scipy", "statsmodels", "matplotlib")
+    code = f"import sys, {module}; print(sorted({{m.split('.')[0] if m.startswith(('scipy', 'statsmodels', 'inspect_ai', 'matplotlib')) else m for m in sys.modules if m.startswith({heavy!r})}}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
