@@ -22,7 +22,6 @@ from rich.progress import (
     TaskID,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 
 _sink: Callable[[int], None] | None = None
@@ -50,6 +49,9 @@ class RunProgress:
     def __init__(self, total: int, done: int = 0, *, enabled: bool = True) -> None:
         self.total, self.done, self.enabled = total, done, enabled
         self.started = time.monotonic()
+        # the pace is measured from this process's first finished episode: start-up (imports,
+        # scenario checks, worker spawn) and episodes a resumed run had done are no pace
+        self._first: tuple[float, int] | None = None
         self._tty = sys.stderr.isatty()
         self._next_line = 0
         self._bar: Progress | None = None
@@ -63,32 +65,44 @@ class RunProgress:
                 MofNCompleteColumn(),
                 TextColumn("episodes"),
                 TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
+                TextColumn("{task.fields[eta]}"),
                 console=Console(stderr=True),
             )
             self._bar.start()
-            self._task = self._bar.add_task("run", total=self.total, completed=self.done)
+            self._task = self._bar.add_task(
+                "run", total=self.total, completed=self.done, eta=self.eta()
+            )
         elif self.enabled and self.done:
             print(f"todo-bench: resuming, {self.done} episodes already done", file=sys.stderr)
         return self
 
     def advance(self, n: int = 1) -> None:
+        if self._first is None:
+            self._first = (time.monotonic(), self.done + n)
         self.done += n
         if not self.enabled:
             return
         if self._bar is not None:
-            self._bar.update(self._task, completed=self.done)
+            self._bar.update(self._task, completed=self.done, eta=self.eta())
         elif self.done >= self._next_line or self.done == self.total:
             self._next_line = self.done + max(1, self.total // 10)
             print(self.line(), file=sys.stderr, flush=True)
 
+    def eta(self) -> str:
+        """'ETA n s' from the pace since this process's first finished episode; empty until a
+        second one has finished (before that there is no pace to speak of)."""
+        if self._first is None or self.done >= self.total:
+            return ""
+        since, at = self._first
+        pace = (self.done - at) / (time.monotonic() - since) if self.done > at else 0.0
+        return f"ETA {(self.total - self.done) / pace:.0f} s" if pace > 0 else ""
+
     def line(self) -> str:
         elapsed = time.monotonic() - self.started
-        rate = self.done / elapsed if elapsed > 0 else 0.0
-        left = (self.total - self.done) / rate if rate > 0 else float("nan")
-        eta = f"ETA {left:.0f} s" if left == left else "ETA ?"
-        return f"todo-bench: {self.done}/{self.total} episodes, {elapsed:.0f} s, {eta}"
+        eta = self.eta()
+        return f"todo-bench: {self.done}/{self.total} episodes, {elapsed:.0f} s" + (
+            f", {eta}" if eta else ""
+        )
 
     def __exit__(
         self,

@@ -38,3 +38,20 @@ def test_every_worker_feeds_the_one_display_and_a_resume_counts_what_is_done(
     assert "inspect's display" not in err
     assert main(args) == 0
     assert "resuming, 4 episodes already done" in capsys.readouterr().err
+
+
+def test_no_eta_until_there_is_a_pace_and_start_up_is_no_pace(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from harness import progress as module
+
+    clock = [1000.0]
+    monkeypatch.setattr(module.time, "monotonic", lambda: clock[0])
+    bar = module.RunProgress(100, done=40, enabled=False)  # a resumed run: 40 done before
+    clock[0] += 600  # ten minutes of start-up
+    assert bar.eta() == "" and "ETA" not in bar.line()
+    bar.advance()  # the first episode of this process: still no pace
+    assert bar.eta() == ""
+    clock[0] += 10
+    bar.advance()  # one episode in 10 s; 58 left
+    assert bar.eta() == "ETA 580 s" and bar.line().endswith("ETA 580 s")
