@@ -13,6 +13,8 @@ For each scenario, in fresh workspaces:
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from harness.checks import run_checks
 from harness.matcher import matches
 from harness.scenario import Scenario, ScenarioError, Step, load_file, load_scenarios
 from harness.tracker import TaskStateTracker
+from harness.versions import TASK_VERSION
 from harness.workspace import Workspace, WorkspaceError
 
 #: steps that only look, so leaving one out cannot change the outcome
@@ -266,14 +269,53 @@ def reference_problem(scenario: Scenario) -> str | None:
     return None
 
 
+def _cache_file() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "todo-bench" / "verified-scenarios.txt"
+
+
+def _verified_key(scenario: Scenario) -> str:
+    """What a verification depends on: the scenario as loaded and the task version (the
+    workspace and checks that replay it)."""
+    text = f"{TASK_VERSION}|{scenario.model_dump_json()}"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _known_verified() -> set[str]:
+    try:
+        return set(_cache_file().read_text(encoding="utf-8").split())
+    except OSError:
+        return set()
+
+
+def _remember_verified(keys: list[str]) -> None:
+    try:
+        path = _cache_file()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write("".join(f"{key}\n" for key in keys))
+    except OSError:
+        pass  # a read-only home only costs the next run a replay
+
+
 def load_verified(path: Path) -> list[Scenario]:
-    """The scenarios of one file, each with a reference that passes its own checks."""
+    """The scenarios of one file, each with a reference that passes its own checks. A scenario
+    verified before (same content, same task version) is not replayed again: the run's start
+    does not pay for it (`todo-bench scenarios check` always replays)."""
     scenarios = load_file(path)
+    known = _known_verified()
+    fresh = []
     for scenario in scenarios:
+        key = _verified_key(scenario)
+        if key in known:
+            continue
         problem = reference_problem(scenario)
         if problem:
             named = "" if scenario.id == path.stem else f"generated {scenario.id}: "
             raise ScenarioError(f"{path}: {named}{problem}")
+        fresh.append(key)
+    if fresh:
+        _remember_verified(fresh)
     return scenarios
 
 

@@ -55,3 +55,30 @@ def test_cli_exit_codes_and_one_line_per_problem(capsys: pytest.CaptureFixture[s
     assert main(["scenarios", "check", str(BROKEN[0]), "scenarios/excel_export.yaml"]) == 2
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 1 and BROKEN[0].name in out[0]
+
+
+def test_a_run_replays_a_reference_once_per_content(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import harness.scenario_check as check
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    replays: list[str] = []
+    real = check.reference_problem
+    monkeypatch.setattr(
+        check,
+        "reference_problem",
+        lambda s: replays.append(s.id) or real(s),  # type: ignore[func-returns-value]
+    )
+    source = Path("scenarios/excel_export.yaml")
+    copy = tmp_path / "excel_export.yaml"
+    copy.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    check.load_verified(copy)
+    check.load_verified(copy)
+    assert replays == ["excel_export"]  # the second run start trusts the first verification
+    copy.write_text(
+        source.read_text(encoding="utf-8").replace("exports/1.xlsx", "exports/2.xlsx"),
+        encoding="utf-8",
+    )
+    check.load_verified(copy)
+    assert replays == ["excel_export", "excel_export"]  # changed content: replayed again
