@@ -28,6 +28,8 @@ from harness.summary import Stat as Stat
 #: permutation-test resamples and seed: fixed, so a comparison is reproducible
 RESAMPLES = 9999
 SEED = 0
+#: cluster-bootstrap resamples for the 95% interval of every published mean
+BOOTSTRAP_RESAMPLES = 2000
 
 
 def _r(x: float) -> float:
@@ -49,10 +51,27 @@ def clustered(values: Sequence[float], clusters: Sequence[str]) -> Stat:
         warnings.simplefilter("ignore")
         fit = OLS(y, np.ones((n, 1))).fit(cov_type="cluster", cov_kwds={"groups": codes})
     stderr = float(fit.bse[0])
-    half = float(sps.t.ppf(0.975, len(groups) - 1)) * stderr
-    return Stat(
-        mean=_r(mean), stderr=_r(stderr), n=n, ci_low=_r(mean - half), ci_high=_r(mean + half)
+    low, high = _cluster_interval(y, codes, len(groups))
+    return Stat(mean=_r(mean), stderr=_r(stderr), n=n, ci_low=_r(low), ci_high=_r(high))
+
+
+def _cluster_interval(y: np.ndarray, codes: np.ndarray, groups: int) -> tuple[float, float]:
+    """95% percentile bootstrap over clusters (scipy) of the pooled mean: whole scenarios are
+    resampled, so the interval keeps their correlation, and it stays inside the values' range
+    (a rate in [0, 1], a count at or above 0), which a mean +- t * stderr does not."""
+    sums = np.bincount(codes, weights=y, minlength=groups)
+    counts = np.bincount(codes, minlength=groups).astype(float)
+    result = sps.bootstrap(
+        (sums, counts),
+        lambda s, c, axis=-1: s.sum(axis=axis) / c.sum(axis=axis),
+        paired=True,
+        vectorized=True,
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        method="percentile",
+        random_state=np.random.default_rng(SEED),
     )
+    low, high = result.confidence_interval
+    return float(low), float(high)
 
 
 def pass_hat_k(successes: dict[str, list[float]], k: int) -> tuple[Stat, int]:

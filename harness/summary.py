@@ -20,7 +20,10 @@ from harness.variants import HEADLINE, PRODUCTS
 #:    completeness; pass^k over scenarios with enough epochs
 SCHEMA_VERSION = 3
 
-STDERR_METHOD = "standard error clustered by scenario (cluster-robust OLS, statsmodels)"
+STDERR_METHOD = (
+    "standard error clustered by scenario (cluster-robust OLS, statsmodels); "
+    "95% interval: percentile bootstrap over scenarios (scipy)"
+)
 
 
 PRICES = Path(__file__).resolve().parent / "prices.yaml"

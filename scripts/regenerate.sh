@@ -35,6 +35,16 @@ $TB run "${OWN[@]}" --variants seed-factorial --epochs 3 --out results/seed-fact
 $TB factorial results/seed-factorial > results/seed-factorial/factorial.md
 $TB gate-accuracy results/seed-factorial > results/seed-factorial/gate-accuracy.md
 .venv/bin/python scripts/scaling.py >/dev/null
+# the simulated agent at field rates (headline and products), and how design differences fare there
+$TB run --model sim/field --seed 0 --display none --variants headline,products --epochs 3 \
+  --out results/field/run --fresh >/dev/null
+$TB report results/field/run
+if [ -d ../shared/realtraces ]; then  # the real-session corpus: rates and the replay table
+  .venv/bin/python scripts/fit_field.py >/dev/null
+  $TB replay ../shared/realtraces --out results/field/replay.md >/dev/null
+  $TB replay ../shared/realtraces --format json --out results/field/replay.json >/dev/null
+fi
+.venv/bin/python scripts/field_designs.py >/dev/null
 if command -v chromium >/dev/null; then
   chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1800,2600 \
     --screenshot=results/latest/leaderboard.png "file://$PWD/results/latest/leaderboard.html" \

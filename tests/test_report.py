@@ -10,6 +10,7 @@ from harness.publish import leaderboard
 from harness.report import EpisodeScores, Price, TaskResult, price_for, summarize
 from harness.scoring import METRICS
 from harness.stats import pass_hat_k
+from harness.summary import SCHEMA_VERSION, read_summary
 
 
 def result(variant: str, successes: list[tuple[str, int, float]], dropped: float = 0) -> TaskResult:
@@ -148,3 +149,29 @@ def test_the_committed_json_schema_is_current_and_committed_summaries_follow_it(
             jsonschema.validate(data, committed)
             checked += 1
     assert checked >= 3  # latest, baseline and the committed sim runs
+
+
+def test_intervals_stay_in_the_metrics_range() -> None:
+    from harness.stats import clustered
+
+    clusters = [f"s{i // 3}" for i in range(36)]
+    skewed_count = clustered([0.0] * 30 + [9.0] + [0.0] * 5, clusters)
+    assert skewed_count.ci_low == 0.0 and skewed_count.mean - 1.96 * skewed_count.stderr < 0
+    nearly_all = clustered([1.0] * 34 + [0.0, 0.0], clusters)
+    assert nearly_all.ci_high == 1.0 and nearly_all.mean + 1.96 * nearly_all.stderr > 1
+    assert clustered([0.0] * 30 + [9.0] + [0.0] * 5, clusters) == skewed_count  # seeded
+
+
+def test_every_committed_interval_lies_within_its_values() -> None:
+    checked = 0
+    for path in Path("results").rglob("summary.json"):
+        summary = read_summary(path)
+        if summary.schema_version != SCHEMA_VERSION or "bootstrap" not in summary.stderr_method:
+            continue  # older summaries (real-model runs) keep the interval they were made with
+        for variant in summary.variants:
+            for metric, stat in variant.metrics.items():
+                values = [e.values[metric] for e in variant.per_episode if metric in e.values]
+                if values and stat.ci_low is not None and stat.ci_high is not None:
+                    assert min(values) <= stat.ci_low <= stat.mean <= stat.ci_high <= max(values)
+                    checked += 1
+    assert checked > 1000
