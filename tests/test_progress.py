@@ -43,11 +43,11 @@ def test_every_worker_feeds_the_one_display_and_a_resume_counts_what_is_done(
 def test_no_eta_until_there_is_a_pace_and_start_up_is_no_pace(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from harness import progress as module
+    import time
 
     clock = [1000.0]
-    monkeypatch.setattr(module.time, "monotonic", lambda: clock[0])
-    bar = module.RunProgress(100, done=40, enabled=False)  # a resumed run: 40 done before
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    bar = RunProgress(100, done=40, enabled=False)  # a resumed run: 40 done before
     clock[0] += 600  # ten minutes of start-up
     assert bar.eta() == "" and "ETA" not in bar.line()
     bar.advance()  # the first episode of this process: still no pace
