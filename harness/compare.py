@@ -22,20 +22,10 @@ import yaml
 from pydantic import BaseModel, Field
 from tabulate import tabulate
 
+from harness.metrics import WATCHED as WATCHED  # noqa: E402  (declared once)
 from harness.stats import Test, holm, paired_test
 from harness.summary import Summary
 
-#: watched metrics and which way is better
-WATCHED: dict[str, Literal["higher", "lower"]] = {
-    "task_success": "higher",
-    "false_completion": "lower",
-    "dropped_todos": "lower",
-    "mutated_text": "lower",
-    "invented_todos": "lower",
-    "id_churn": "lower",
-    "false_todo_completions": "lower",
-    "lost_history": "lower",
-}
 Verdict = Literal["regression", "improvement", "changed", "not significant", "unchanged", "missing"]
 
 

@@ -12,51 +12,14 @@ from typing import Literal
 
 from tabulate import tabulate
 
+from harness.metrics import TABLES
 from harness.summary import Stat, Summary, VariantSummary
 
 SIM_NOTE = "simulated agent: demonstrates the harness, not evidence about real models"
 Format = Literal["md", "html", "latex", "csv", "json"]
 
 #: leaderboard tables: (caption, [(metric, header)])
-TABLES = (
-    (
-        "Outcomes and corruption (per episode)",
-        (
-            ("task_success", "success"),
-            ("pass_k", "pass^k"),
-            ("false_completion", "false done"),
-            ("false_completion_past_gate", "false done past gate"),
-            ("gave_up", "gave up"),
-            ("asked_user", "asked user"),
-            ("dropped_todos", "dropped"),
-            ("mutated_text", "mutated"),
-            ("invented_todos", "invented"),
-            ("id_churn", "id churn"),
-            ("false_todo_completions", "false ticks"),
-            ("unmatched_todos", "unmatched"),
-            ("unsanctioned_deletes", "unasked deletes"),
-            ("unsanctioned_renames", "unasked renames"),
-            ("fake_tool_calls", "fake calls"),
-            ("recovered_tool_calls", "recovered"),
-        ),
-    ),
-    (
-        "Price of safety and cost (per episode)",
-        (
-            ("rejected_updates", "rejected"),
-            ("cap_refusals", "cap refused"),
-            ("blocked_completions", "blocked"),
-            ("budget_exhausted", "out of turns"),
-            ("gate_exhausted", "gate held to end"),
-            ("turns", "turns"),
-            ("todo_tool_calls", "todo calls"),
-            ("input_tokens", "in tok"),
-            ("output_tokens", "out tok"),
-            ("todo_output_tokens", "todo tok"),
-            ("cost_usd", "cost $"),
-        ),
-    ),
-)
+# the leaderboard's tables come from the one metric declaration
 COLUMNS = tuple(column for _, columns in TABLES for column in columns)
 
 

@@ -27,74 +27,13 @@ from harness.ledger import (
     UserTurnEvent,
 )
 from harness.matcher import match_subtasks, related
+from harness.metrics import CORRUPTION_COUNTS as CORRUPTION_COUNTS  # noqa: E402
+
+# declared once, in harness/metrics.py
+from harness.metrics import COST_METRICS as COST_METRICS  # noqa: E402
+from harness.metrics import METRICS as METRICS  # noqa: E402
 from harness.scenario import WORKSPACE_TOOLS, Scenario
 from harness.todo.base import TodoItem
-
-#: every per-episode metric, in leaderboard order
-METRICS = (
-    "task_success",
-    "false_completion",
-    "false_completion_past_gate",
-    "gave_up",
-    "asked_user",
-    "dropped_todos",
-    "mutated_text",
-    "invented_todos",
-    "id_churn",
-    "false_todo_completions",
-    "unmatched_todos",
-    "lost_history",
-    "fake_tool_calls",
-    "recovered_tool_calls",
-    "malformed_tool_calls",
-    "unsanctioned_deletes",
-    "unsanctioned_renames",
-    "rejected_updates",
-    "cap_refusals",
-    "blocked_completions",
-    "budget_exhausted",
-    "gate_exhausted",
-    "turns",
-    "todo_tool_calls",
-    "todo_updates",
-    "input_tokens",
-    "cache_read_tokens",
-    "output_tokens",
-    "todo_output_tokens",
-    # the deployable stack (+heuristic, +completion-loop, +loop-controller), judged by the oracle
-    "plan_items",
-    "plan_ticks",
-    "plan_judged_ticks",
-    "plan_true_ticks",
-    "plan_done_items",
-    "plan_missed_ticks",
-    "false_blocks",
-    "false_block_turns",
-    "false_block_tokens",
-    "completion_loop_nudges",
-    "extensions",
-    # +planner: the IntentPlanner call's tokens (also in input/output tokens), and no usable plan
-    "planner_tokens",
-    "planner_failed",
-)
-#: what an episode cost rather than what went wrong
-COST_METRICS = (
-    "turns",
-    "todo_tool_calls",
-    "todo_updates",
-    "input_tokens",
-    "cache_read_tokens",
-    "output_tokens",
-    "todo_output_tokens",
-)
-#: counts that are normalised per 100 todo updates in reports
-CORRUPTION_COUNTS = (
-    "dropped_todos",
-    "mutated_text",
-    "invented_todos",
-    "id_churn",
-    "false_todo_completions",
-)
 
 
 @dataclass
