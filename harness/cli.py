@@ -4,22 +4,15 @@ sessions, check scenarios."""
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
-import shutil
 import sys
-import time
 from pathlib import Path
-from typing import Any, NoReturn
-
-import yaml
-from pydantic import BaseModel
+from typing import NoReturn
 
 from harness import runner
-from harness.provenance import git_commit, project_version, provenance
+from harness.benchmark import UsageError
+from harness.provenance import project_version
 from harness.publish import leaderboard
-from harness.runner import RunPlan
 from harness.scenario import (
     SCENARIO_DIR,
     Scenario,
@@ -27,241 +20,36 @@ from harness.scenario import (
     check_unique_prompts,
     json_schema,
     load_scenarios,
-    select,
 )
 from harness.sim.profiles import ProfileError
 from harness.summary import (
     PRICES,
     SCHEMA_VERSION,
-    Provenance,
     Summary,
-    price_for,
     read_summary,
-    write_summary,
 )
-from harness.variants import Variant, parse_variants
-
-RESULTS = Path("results")
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for; printed as one line, exit code 2."""
-
-
-def _model_args(pairs: list[str]) -> dict[str, Any]:
-    args: dict[str, Any] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise UsageError(f"-M expects name=value, got '{pair}'")
-        name, raw = pair.split("=", 1)
-        try:
-            args[name] = json.loads(raw)
-        except json.JSONDecodeError:
-            args[name] = raw
-    return args
-
-
-def _run_id(
-    model: str,
-    seed: int,
-    epochs: int,
-    variants: list[str],
-    scenarios: str,
-    model_args: dict[str, Any],
-    origin: Provenance,
-) -> str:
-    """Changes with any input that can move a number: model, seed, epochs, variants, scenario
-    content, task and sim versions (not the code's bytes: a refactor keeps the run id)."""
-    key = json.dumps(
-        [model, seed, epochs, variants, scenarios, model_args, origin.meaning()],
-        sort_keys=True,
-    )
-    slug = model.replace("/", "_").replace(":", "_")
-    return f"{slug}-s{seed}-e{epochs}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
-
-
-def _check_model(model: str) -> None:
-    """Fail fast, before any sample starts, when a provider obviously cannot work."""
-    provider = model.split("/", 1)[0]
-    if provider == "recover":
-        inner = model.partition("/")[2]
-        if "/" not in inner:
-            raise UsageError("recover models are named recover/<provider>/<model>")
-        return _check_model(inner)
-    keys = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
-    if provider in keys and not os.environ.get(keys[provider]):
-        raise UsageError(f"--model {model} needs {keys[provider]} in the environment")
-    if provider == "openai-api":
-        parts = model.split("/")
-        if len(parts) < 3:
-            raise UsageError("openai-api models are named openai-api/<service>/<model>")
-        service = parts[1].upper().replace("-", "_")
-        if not os.environ.get(f"{service}_BASE_URL"):
-            raise UsageError(
-                f"--model {model} needs {service}_BASE_URL (and {service}_API_KEY) set"
-            )
-
-
-def _check_sim_can_drive(variants: list[Variant]) -> None:
-    """Refuse a design whose todo tools the simulated agent does not speak: its row would show
-    episodes that measure nothing (the agent calls tools the design does not offer)."""
-    from harness.designs import designs
-    from harness.sim.dialects import drivable
-
-    registry = designs()
-    for variant in variants:
-        design = registry.get(variant.design)
-        tools = {spec.name for spec in design.tool_specs()} if design else set()
-        if design is not None and not drivable(tools):
-            raise UsageError(
-                f"design {variant.design}: the simulated agent cannot drive its todo tools "
-                f"({', '.join(sorted(tools))}); it speaks the seed's tools (todo; add_todo, "
-                "update_todo_status, ...) and TodoWrite, update_plan, todo_write, TaskCreate/"
-                "TaskUpdate. Run this design with a real model (--model)."
-            )
+from harness.variants import parse_variants
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from harness.designs import load as load_design
+    from harness.benchmark import BenchmarkPlan, run_benchmark
 
-    for spec in args.design:
-        load_design(spec)
-    variants = parse_variants(args.variants)
-    if args.gate or args.inject:
-        variants = [
-            v.model_copy(update={"gate": v.gate or args.gate, "inject": v.inject or args.inject})
-            for v in variants
-        ]
-        variants = list(dict.fromkeys(variants))
-    from harness.scenario_check import load_verified_dir
-
-    scenarios = select(load_verified_dir(Path(args.scenario_dir)), args.scenarios)
-    scenario_ids = ",".join(s.id for s in scenarios)
-    model_args = _model_args(args.model_arg)
-    model = args.model
-    is_sim = model.startswith("sim/")
-    if is_sim:
-        model_args.setdefault("seed", args.seed)
-        if args.scenario_dir != str(SCENARIO_DIR):
-            model_args.setdefault("scenario_dir", args.scenario_dir)
-        from harness.sim.profiles import load_profile
-
-        load_profile(
-            model.split("/", 1)[1], {k: v for k, v in model_args.items() if k != "scenario_dir"}
-        )
-        _check_sim_can_drive(variants)
-    else:
-        _check_model(model)
-    try:
-        price = price_for(model, Path(args.prices))
-    except (OSError, ValueError, yaml.YAMLError) as error:
-        detail = getattr(error, "strerror", None) or str(error).splitlines()[0]
-        raise UsageError(
-            f"--prices {args.prices}: not a readable price table ({detail})"
-        ) from error
-    if args.heuristic_rules:
-        from harness.heuristic import load_table
-
-        load_table(Path(args.heuristic_rules))  # a broken table is one line now, not per worker
-    labels = [v.label for v in variants]
-    origin = provenance(scenarios, simulated=is_sim)
-    run_dir = (
-        Path(args.out)
-        if args.out
-        else RESULTS
-        / "runs"
-        / _run_id(
-            model,
-            args.seed,
-            args.epochs,
-            labels,
-            scenario_ids,
-            {**model_args, "max_turns": args.max_turns} if args.max_turns else model_args,
-            origin,
-        )
-    )
-    if args.fresh and run_dir.exists():
-        shutil.rmtree(run_dir)
-    _claim_run_dir(run_dir, model, labels, args.seed, args.epochs, origin)
-    log_dir = run_dir / "logs"
-    log_dir.mkdir(parents=True, exist_ok=True)
-    if args.workers > 1 and len(variants) > 1 and args.display not in (runner.OWN_DISPLAY, "none"):
-        print(
-            f"todo-bench: {args.workers} worker processes; inspect's display shown for the first",
-            file=sys.stderr,
-        )
-    print(
-        f"todo-bench: {len(variants)} variants x {len(scenarios)} scenarios x "
-        f"{args.epochs} epochs on {model} -> {run_dir}",
-        file=sys.stderr,
-    )
-    started = time.monotonic()
-    # `timeout` alone is checked between attempts (a server that never answers would hang the
-    # run): `attempt_timeout` bounds each attempt too
-    generate: dict[str, Any] = {
-        "max_retries": args.max_retries,
-        "timeout": args.timeout,
-        "attempt_timeout": args.timeout,
-    }
-    if not is_sim:
-        # a small local model can ramble until its context is full: bound every reply
-        generate.update(seed=args.seed, max_tokens=args.max_tokens)
-    plan = RunPlan(
-        model=model,
-        model_args=model_args,
-        variants=variants,
-        scenarios=scenario_ids,
-        # the shipped suite is left implicit so logs and run ids do not carry this machine's path
-        scenario_dir=None if args.scenario_dir == str(SCENARIO_DIR) else args.scenario_dir,
-        epochs=args.epochs,
-        max_turns=args.max_turns,
-        log_root=log_dir,
-        display=args.display,
-        generate=generate,
-        retry_attempts=args.retry_attempts,
-        max_samples=args.max_samples,
-        designs=args.design,
-        heuristic_rules=args.heuristic_rules,
-    )
-    from harness.progress import RunProgress
-    from harness.report import read_run, summarize
-
-    total = len(variants) * len(scenarios) * args.epochs
-    with RunProgress(
-        total, runner.completed_episodes(plan), enabled=args.display == runner.OWN_DISPLAY
-    ) as display:
-        success = runner.run(plan, args.workers, display)
-    elapsed = time.monotonic() - started
-    results, problems = read_run(log_dir)
-    if not results:
-        for problem in problems:
+    plan = BenchmarkPlan(**{name: getattr(args, name) for name in BenchmarkPlan.model_fields})
+    result = run_benchmark(plan)
+    log_dir = result.run_dir / "logs"
+    if result.summary is None:
+        for problem in result.problems:
             print(f"todo-bench: {problem}", file=sys.stderr)
         print(
             f"todo-bench: no successful logs in {log_dir}; rerun the same command to resume",
             file=sys.stderr,
         )
         return 1
-    summary = summarize(
-        results,
-        seed=args.seed,
-        price=price,
-        provenance=origin,
-        problems=problems,
-        expected=labels,
-    )
-    board = leaderboard(summary, "md")
-    for folder in (run_dir, RESULTS / "latest") if not args.out else (run_dir,):
-        folder.mkdir(parents=True, exist_ok=True)
-        write_summary(summary, folder / "summary.json")
-        (folder / "leaderboard.md").write_text(board, encoding="utf-8")
-    (run_dir / "timing.json").write_text(
-        json.dumps({"wall_seconds": round(elapsed, 1)}, indent=2) + "\n", encoding="utf-8"
-    )
-    print(board)
-    print(f"run folder: {run_dir}  (logs: inspect view --log-dir {log_dir})")
-    print(f"wall time: {elapsed:.1f} s", file=sys.stderr)
-    if not success or not summary.complete:
-        for problem in summary.problems:
+    print(leaderboard(result.summary, "md"))
+    print(f"run folder: {result.run_dir}  (logs: inspect view --log-dir {log_dir})")
+    print(f"wall time: {result.elapsed:.1f} s", file=sys.stderr)
+    if not result.complete:
+        for problem in result.problems:
             print(f"todo-bench: {problem}", file=sys.stderr)
         print(
             "todo-bench: the run is INCOMPLETE (so marked in its leaderboard); "
@@ -270,63 +58,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
-
-
-class RunRecord(BaseModel):
-    """run.json: what a run folder's logs were made with; a resume must match it."""
-
-    model: str
-    variants: list[str]
-    seed: int
-    epochs: int
-    provenance: Provenance
-    git_commit: str | None = None
-
-
-def _claim_run_dir(
-    run_dir: Path, model: str, variants: list[str], seed: int, epochs: int, origin: Provenance
-) -> None:
-    """Write run.json, or refuse to resume into logs made with other inputs or versions."""
-    record = RunRecord(
-        model=model,
-        variants=variants,
-        seed=seed,
-        epochs=epochs,
-        provenance=origin,
-        git_commit=git_commit(),
-    )
-    if run_dir.exists() and not run_dir.is_dir():
-        raise UsageError(f"--out {run_dir}: a file, not a folder")
-    path = run_dir / "run.json"
-    if path.is_file():
-        try:
-            old = RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
-        except ValueError as error:
-            raise UsageError(f"{path}: unreadable run record; use --fresh to start over") from error
-        # compared by meaning: a run made by code that differs only in comments or structure
-        # resumes; one made under another task or sim version does not
-        before, now = old.provenance.meaning(), origin.meaning()
-        differs = [
-            name
-            for name, a, b in (
-                ("model", old.model, model),
-                *((key, before[key], now[key]) for key in now),
-                ("seed", old.seed, seed),
-                ("epochs", old.epochs, epochs),
-            )
-            if a != b
-        ]
-        if differs:
-            raise UsageError(
-                f"{run_dir} holds a run made with another {', '.join(differs)}; "
-                "resuming would mix them (use --fresh to start over, or another --out)"
-            )
-        record = record.model_copy(update={"variants": sorted({*old.variants, *variants})})
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    except OSError as error:
-        raise UsageError(f"--out {run_dir}: cannot write there ({error.strerror})") from error
 
 
 def _summary_path(path: str) -> Path:

@@ -123,3 +123,27 @@ def test_a_design_from_examples_runs_in_the_leaderboard(tmp_path: Path) -> None:
     assert "| append-only" in board and "| cc-tasks" in board
     summary = read_summary(tmp_path / "d" / "summary.json")
     assert all(v.metrics["task_success"].mean == 1 for v in summary.variants)
+
+
+def test_a_run_is_a_call_that_returns_its_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.benchmark import BenchmarkPlan, UsageError, run_benchmark
+
+    said: list[str] = []
+    plan = BenchmarkPlan(
+        variants="L0-rewrite",
+        scenarios="excel_export",
+        epochs=1,
+        out=str(tmp_path / "r"),
+        workers=1,
+        display="none",
+    )
+    result = run_benchmark(plan, say=said.append)
+    assert result.complete and result.summary is not None
+    assert [v.variant for v in result.summary.variants] == ["L0-rewrite"]
+    assert read_summary(tmp_path / "r" / "summary.json") == result.summary
+    assert said and said[0].startswith("todo-bench: 1 variants x 1 scenarios x 1 epochs")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(UsageError, match="needs ANTHROPIC_API_KEY"):
+        run_benchmark(plan.model_copy(update={"model": "anthropic/claude-x"}), say=said.append)
