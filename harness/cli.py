@@ -60,6 +60,51 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rescore(args: argparse.Namespace) -> int:
+    """Re-score a run's kept logs with today's scorer (inspect's own `score`), then summarize."""
+    from inspect_ai import score as inspect_score
+    from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
+
+    from harness.benchmark import RunRecord
+    from harness.report import read_run, summarize
+    from harness.scoring import todo_scorer
+    from harness.summary import price_for, write_summary
+    from harness.versions import TASK_VERSION
+
+    run_dir = Path(args.run)
+    try:
+        record = RunRecord.model_validate_json((run_dir / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise UsageError(f"{run_dir}: no readable run.json (a todo-bench run folder)") from error
+    logs = list_eval_logs(str(run_dir / "logs"), recursive=True)
+    if not logs:
+        raise UsageError(f"{run_dir}: no kept logs under logs/ to re-score")
+    for info in logs:
+        log = read_eval_log(info)
+        if log.status != "success":
+            continue  # an unfinished variant: resume the run, then re-score
+        rescored = inspect_score(log, [todo_scorer()], action="overwrite", display="none")
+        write_eval_log(rescored, info.name)
+    results, problems = read_run(run_dir / "logs")
+    if not results:
+        raise UsageError(f"{run_dir}: no successful logs to summarize")
+    origin = record.provenance.model_copy(update={"task_version": TASK_VERSION})
+    summary = summarize(
+        results,
+        seed=record.seed,
+        price=price_for(record.model),
+        provenance=origin,
+        problems=problems,
+        expected=record.variants,
+    )
+    write_summary(summary, run_dir / "summary.json")
+    board = leaderboard(summary, "md")
+    (run_dir / "leaderboard.md").write_text(board, encoding="utf-8")
+    print(board)
+    print(f"re-scored {len(logs)} logs in {run_dir} with task version {TASK_VERSION}")
+    return 0 if summary.complete else 1
+
+
 def _summary_path(path: str) -> Path:
     candidate = Path(path)
     if candidate.is_dir():
@@ -394,6 +439,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated metrics (summary.json names)",
     )
     fac.set_defaults(func=cmd_factorial)
+
+    resc = sub.add_parser(
+        "rescore",
+        help="re-score a run's kept logs with today's scorer, then rewrite its summary",
+        description="Runs today's scorer over the run's kept inspect logs (inspect's own score) "
+        "and writes summary.json and leaderboard.md again, recording today's task version: a "
+        "detector fix costs seconds, not a rerun. It assumes what changed since the logs were "
+        "made is scoring only (detectors, checks, matcher); a change to prompts, tools or the "
+        "loop needs a rerun.",
+    )
+    resc.add_argument("run", help="run folder (with run.json and logs/)")
+    resc.set_defaults(func=cmd_rescore)
 
     board = sub.add_parser("leaderboard", help="print a run's leaderboard")
     board.add_argument("run", help="run folder or summary.json")

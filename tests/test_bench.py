@@ -147,3 +147,33 @@ def test_a_run_is_a_call_that_returns_its_summary(
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(UsageError, match="needs ANTHROPIC_API_KEY"):
         run_benchmark(plan.model_copy(update={"model": "anthropic/claude-x"}), say=said.append)
+
+
+def test_rescore_reproduces_a_run_and_applies_a_scoring_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "r"
+    args = ["run", "--out", str(out), "--display", "none", "--epochs", "1", "--workers", "1"]
+    assert (
+        main([*args, "--variants", "L0-rewrite", "--scenarios", "excel_export,rename_chain"]) == 0
+    )
+    made = (out / "summary.json").read_bytes()
+    assert main(["rescore", str(out)]) == 0
+    assert (out / "summary.json").read_bytes() == made  # same scorer, same numbers
+    import harness.scoring as scoring
+
+    real = scoring.detect_todo_faults
+
+    def planted(*a: object, **k: object) -> None:
+        real(*a, **k)  # type: ignore[arg-type]
+        a[2].values["dropped_todos"] += 1  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(scoring, "detect_todo_faults", planted)
+    assert main(["rescore", str(out)]) == 0
+    before = {v.variant: v.metrics["dropped_todos"].mean for v in read_summary_bytes(made).variants}
+    after = read_summary(out / "summary.json")
+    assert after.variants[0].metrics["dropped_todos"].mean == before["L0-rewrite"] + 1
+
+
+def read_summary_bytes(data: bytes) -> Summary:
+    return Summary.model_validate_json(data)
