@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Direction = Literal["higher", "lower", "none"]
-Table = Literal["outcomes", "price"]
+Table = Literal["outcomes", "corruption", "price"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,7 @@ def _m(
 
 
 OUTCOMES: Table = "outcomes"
+CORRUPTION: Table = "corruption"
 PRICE: Table = "price"
 DECLARED: tuple[Metric, ...] = (
     _m(
@@ -107,7 +108,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "lower",
         "dropped",
-        OUTCOMES,
+        CORRUPTION,
         "an unfinished item left the list in an accepted rewrite, unasked",
         watched=True,
         corruption=True,
@@ -117,7 +118,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "lower",
         "mutated",
-        OUTCOMES,
+        CORRUPTION,
         "an item kept its id but its text changed to a related text, unasked",
         watched=True,
         corruption=True,
@@ -127,7 +128,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "lower",
         "invented",
-        OUTCOMES,
+        CORRUPTION,
         "a rewrite after the first plan added an item naming no subtask and never listed before",
         watched=True,
         corruption=True,
@@ -137,7 +138,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "lower",
         "id churn",
-        OUTCOMES,
+        CORRUPTION,
         "an item's exact text reappeared under another id",
         watched=True,
         corruption=True,
@@ -147,7 +148,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "lower",
         "false ticks",
-        OUTCOMES,
+        CORRUPTION,
         "an item became completed while a subtask it names was not done",
         watched=True,
         corruption=True,
@@ -157,7 +158,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "none",
         "unmatched",
-        OUTCOMES,
+        CORRUPTION,
         "distinct item texts that name no subtask",
     ),
     _m(
@@ -165,7 +166,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "lower",
         "lost history",
-        OUTCOMES,
+        CORRUPTION,
         "a completed item left the list, unasked",
         watched=True,
     ),
@@ -174,7 +175,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "lower",
         "fake calls",
-        OUTCOMES,
+        CORRUPTION,
         "a tool call written as text instead of made",
     ),
     _m(
@@ -182,7 +183,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "none",
         "recovered",
-        OUTCOMES,
+        CORRUPTION,
         "text calls the recover/ wrapper turned into real calls",
     ),
     _m(
@@ -198,7 +199,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "lower",
         "unasked deletes",
-        OUTCOMES,
+        CORRUPTION,
         "a call other than a rewrite removed an item, unasked",
     ),
     _m(
@@ -206,7 +207,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "lower",
         "unasked renames",
-        OUTCOMES,
+        CORRUPTION,
         "a call other than a rewrite changed an item's text, unasked",
     ),
     _m("rejected_updates", "count", "none", "rejected", PRICE, "todo updates the backend refused"),
@@ -348,7 +349,8 @@ WATCHED: dict[str, Literal["higher", "lower"]] = {
     m.name: m.direction for m in DECLARED if m.watched and m.direction != "none"
 }
 CAPTIONS: dict[Table, str] = {
-    "outcomes": "Outcomes and corruption (per episode)",
+    "outcomes": "Outcomes (per episode)",
+    "corruption": "List corruption (per episode)",
     "price": "Price of safety and cost (per episode)",
 }
 #: the leaderboard's tables: caption and (metric, header) columns, in declaration order

@@ -12,7 +12,7 @@ from typing import Literal
 
 from tabulate import tabulate
 
-from harness.metrics import TABLES
+from harness.metrics import BY_NAME, TABLES
 from harness.summary import Stat, Summary, VariantSummary
 
 SIM_NOTE = "simulated agent: demonstrates the harness, not evidence about real models"
@@ -120,43 +120,77 @@ def _latex_escape(text: str) -> str:
     out = text.replace("\\", r"\textbackslash{}")
     for char in "&%$#_{}":
         out = out.replace(char, "\\" + char)
-    return out.replace("±", r"$\pm$").replace("pass^k", r"pass$^k$")
+    # the caret as a character: a superscript k would be set in 6-point type
+    return out.replace("±", r"$\pm$").replace("pass^k", r"pass\textasciicircum{}k")
+
+
+#: metric columns per LaTeX table: at most this many fit a page at a readable size
+LATEX_COLUMNS = 4
 
 
 def _latex(summary: Summary) -> str:
-    """Booktabs tables in `table` environments with caption and label, scaled to the page."""
+    """Booktabs tables in `table` environments with caption and label: each declared table is
+    cut into tables of at most `LATEX_COLUMNS` metric columns, so every one fits an article's text
+    width in 8-point type (a wide table scaled to fit was set in 3-point type)."""
     parts = [
-        "% needs \\usepackage{booktabs} and \\usepackage{graphicx}",
+        "% needs \\usepackage{booktabs} and \\usepackage{array}",
         f"% {title(summary)}",
     ]
-    for number, (caption, all_columns) in enumerate(TABLES, start=1):
+    number = 0
+    episodes = sorted({v.episodes for v in summary.variants})
+    per = "episodes per variant: " + ", ".join(str(e) for e in episodes)
+    for caption, all_columns in TABLES:
         columns = _columns(summary, all_columns)
-        headers = ["variant", "episodes", *(h for _, h in columns)]
-        body = [[_latex_escape(str(c)) for c in row] for row in _rows(summary, columns)]
-        spec = "l" + "r" * (len(headers) - 1)
-        lines = [
-            "\\begin{table}[t]",
-            "\\centering",
-            "\\resizebox{\\textwidth}{!}{%",
-            f"\\begin{{tabular}}{{{spec}}}",
-            "\\toprule",
-            " & ".join(_latex_escape(h) for h in headers) + " \\\\",
-            "\\midrule",
-            *(" & ".join(row) + " \\\\" for row in body),
-            "\\bottomrule",
-            "\\end{tabular}}",
-            f"\\caption{{{_latex_escape(caption)}. {_latex_escape(title(summary))}}}",
-            f"\\label{{tab:todo-bench-{number}}}",
-            "\\end{table}",
-        ]
-        parts.append("\n".join(lines))
+        chunks = [columns[i : i + LATEX_COLUMNS] for i in range(0, len(columns), LATEX_COLUMNS)]
+        for part, chunk in enumerate(chunks, start=1):
+            number += 1
+            headers = ["variant", *(h for _, h in chunk)]
+            body = [
+                [_latex_escape(str(c)) for c in (row[0], *row[2:])] for row in _rows(summary, chunk)
+            ]
+            # fixed-width columns let a long header wrap instead of widening the table
+            spec = "l" + ">{\\raggedleft\\arraybackslash}p{1.9cm}" * (len(headers) - 1)
+            label = caption if len(chunks) == 1 else f"{caption}, part {part} of {len(chunks)}"
+            # the run is described once, in the first caption
+            about = title(summary) if number == 1 else "Run as in Table 1"
+            lines = [
+                "\\begin{table}[t]",
+                "\\centering",
+                "\\footnotesize",
+                "\\setlength{\\tabcolsep}{4pt}",
+                f"\\begin{{tabular}}{{{spec}}}",
+                "\\toprule",
+                " & ".join(_latex_escape(h) for h in headers) + " \\\\",
+                "\\midrule",
+                *(" & ".join(row) + " \\\\" for row in body),
+                "\\bottomrule",
+                "\\end{tabular}",
+                f"\\caption{{{_latex_escape(label)}; {per}. {_latex_escape(about)}}}",
+                f"\\label{{tab:todo-bench-{number}}}",
+                "\\end{table}",
+            ]
+            parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
+
+
+def _glossary() -> str:
+    """What every leaderboard column means and which way is better (from harness.metrics)."""
+    sense = {"higher": "higher is better", "lower": "lower is better", "none": "descriptive"}
+    rows = [
+        [header, name, sense[BY_NAME[name].direction], BY_NAME[name].doc]
+        for _, columns in TABLES
+        for name, header in columns
+    ]
+    table = tabulate(rows, headers=["column", "metric", "direction", "meaning"], tablefmt="html")
+    return f'<h2>Glossary of the columns</h2>\n<div class="wide glossary">{table}</div>'
 
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #1b1b1b; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
+p { text-align: left; max-width: 60rem; }
 p.meta { color: #555; } p.incomplete { color: #b00020; font-weight: bold; }
+div.glossary td { text-align: left; white-space: normal; }
 table { border-collapse: collapse; font-size: 0.85rem; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.5rem; text-align: right; }
 td { white-space: nowrap; }
@@ -245,6 +279,7 @@ def _html(summary: Summary) -> str:
     )
     sections.append(_heat_map(summary))
     sections.append(_design_table(summary))
+    sections.append(_glossary())
     heading = html.escape(f"todo-bench: {summary.model}")
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

@@ -3,8 +3,10 @@ for the LaTeX (each skipped, with the reason, where the tool is missing)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
+import zlib
 from pathlib import Path
 
 import pytest
@@ -49,12 +51,22 @@ def test_the_html_page_renders_in_a_real_browser(tmp_path: Path) -> None:
     assert shot.is_file() and shot.stat().st_size > 20_000  # a page with tables and figures
 
 
+def _inflate(stream: bytes) -> bytes:
+    try:
+        return zlib.decompress(stream)
+    except zlib.error:
+        return b""  # an image or font stream, not page text
+
+
 @pytest.mark.heavy
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex (texlive)")
-def test_the_latex_compiles(tmp_path: Path) -> None:
-    body = leaderboard(read_summary(LATEST), "latex")
+@pytest.mark.parametrize("run", ["latest", "products"])
+def test_the_latex_compiles_and_is_printable(tmp_path: Path, run: str) -> None:
+    """Every table fits the page (no overfull box) in type no smaller than 7 pt, measured from
+    the compiled PDF's words, and the first page renders as a picture (pdftoppm)."""
+    body = leaderboard(read_summary(Path(f"results/{run}/summary.json")), "latex")
     document = (
-        "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n"
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{array}\n"
         "\\usepackage[utf8]{inputenc}\n\\begin{document}\n" + body + "\\end{document}\n"
     )
     (tmp_path / "t.tex").write_text(document, encoding="utf-8")
@@ -67,3 +79,32 @@ def test_the_latex_compiles(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout[-2000:]
     assert "Overfull \\hbox" not in done.stdout
+    # the type sizes the PDF sets (pdflatex writes text unscaled: "/F8 7.9701 Tf")
+    data = (tmp_path / "t.pdf").read_bytes()
+    sizes = [
+        float(size)
+        for stream in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", data, re.S)
+        for size in re.findall(rb"/F\d+ ([\d.]+) Tf", _inflate(stream))
+    ]
+    assert sizes and min(sizes) >= 7.0, sorted(set(sizes))
+    if shutil.which("pdftoppm") is None:
+        pytest.skip("no poppler-utils (pdftoppm) to render the page")
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "1", "t.pdf", "page"],
+        cwd=tmp_path,
+        check=True,
+    )
+    (page,) = tmp_path.glob("page*.png")
+    assert page.stat().st_size > 10_000  # a rendered page of tables, not a blank one
+
+
+def test_the_html_page_has_a_glossary_of_every_column_and_left_aligned_prose() -> None:
+    from harness.metrics import TABLES
+
+    page = leaderboard(read_summary(LATEST), "html")
+    glossary = page[page.index("Glossary of the columns") :]
+    for _, columns in TABLES:
+        for name, header in columns:
+            for cell in (header, name):
+                assert re.search(rf"<td>\s*{re.escape(cell)}\s*</td>", glossary), cell
+    assert "p { text-align: left" in page
