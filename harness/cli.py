@@ -45,7 +45,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    print(leaderboard(result.summary, "md"))
+    # a terminal gets the headline columns; every column is in the run folder's leaderboard.md
+    print(leaderboard(result.summary, "brief"))
+    full = result.run_dir / "leaderboard.md"
+    print(f"full leaderboard: {full} (todo-bench report writes html, tex and csv)")
     print(f"run folder: {result.run_dir}  (logs: inspect view --log-dir {log_dir})")
     print(f"wall time: {result.elapsed:.1f} s", file=sys.stderr)
     if not result.complete:
@@ -457,8 +460,9 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument(
         "--format",
         default="md",
-        choices=["md", "html", "latex", "csv", "json"],
-        help="md (default), a self-contained html page, latex (booktabs), csv or json",
+        choices=["md", "brief", "html", "latex", "csv", "json"],
+        help="md (default, every column), brief (the headline columns in 120 columns), a "
+        "self-contained html page, latex (booktabs), csv or json",
     )
     board.set_defaults(func=cmd_leaderboard)
 

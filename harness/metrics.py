@@ -34,6 +34,8 @@ class Metric:
     corruption: bool = False
     #: a per-episode score (False: computed over a run, such as pass^k and cost)
     episode: bool = True
+    #: in the brief board a terminal gets (120 columns)
+    brief: bool = False
 
 
 def _m(
@@ -60,6 +62,7 @@ DECLARED: tuple[Metric, ...] = (
         OUTCOMES,
         "every outcome check of the final workspace passes",
         watched=True,
+        brief=True,
     ),
     _m(
         "pass_k",
@@ -78,6 +81,7 @@ DECLARED: tuple[Metric, ...] = (
         OUTCOMES,
         "the episode ended on a claim of completion while an outcome check fails",
         watched=True,
+        brief=True,
     ),
     _m(
         "false_completion_past_gate",
@@ -112,6 +116,7 @@ DECLARED: tuple[Metric, ...] = (
         "an unfinished item left the list in an accepted rewrite, unasked",
         watched=True,
         corruption=True,
+        brief=True,
     ),
     _m(
         "mutated_text",
@@ -122,6 +127,7 @@ DECLARED: tuple[Metric, ...] = (
         "an item kept its id but its text changed to a related text, unasked",
         watched=True,
         corruption=True,
+        brief=True,
     ),
     _m(
         "invented_todos",
@@ -152,6 +158,7 @@ DECLARED: tuple[Metric, ...] = (
         "an item became completed while a subtask it names was not done",
         watched=True,
         corruption=True,
+        brief=True,
     ),
     _m(
         "unmatched_todos",
@@ -256,6 +263,7 @@ DECLARED: tuple[Metric, ...] = (
         "todo tok",
         PRICE,
         "the share of reply tokens spent writing todo calls",
+        brief=True,
     ),
     _m(
         "cost_usd",
@@ -348,6 +356,10 @@ CORRUPTION_COUNTS = tuple(m.name for m in DECLARED if m.corruption)
 WATCHED: dict[str, Literal["higher", "lower"]] = {
     m.name: m.direction for m in DECLARED if m.watched and m.direction != "none"
 }
+#: the brief board's columns, in declaration order
+BRIEF: tuple[tuple[str, str], ...] = tuple(
+    (m.name, m.header) for m in DECLARED if m.brief and m.header is not None
+)
 CAPTIONS: dict[Table, str] = {
     "outcomes": "Outcomes (per episode)",
     "corruption": "List corruption (per episode)",

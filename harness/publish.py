@@ -12,11 +12,11 @@ from typing import Literal
 
 from tabulate import tabulate
 
-from harness.metrics import BY_NAME, TABLES
+from harness.metrics import BRIEF, BY_NAME, TABLES
 from harness.summary import Stat, Summary, VariantSummary
 
 SIM_NOTE = "simulated agent: demonstrates the harness, not evidence about real models"
-Format = Literal["md", "html", "latex", "csv", "json"]
+Format = Literal["md", "brief", "html", "latex", "csv", "json"]
 
 #: leaderboard tables: (caption, [(metric, header)])
 # the leaderboard's tables come from the one metric declaration
@@ -291,10 +291,21 @@ def _html(summary: Summary) -> str:
     )
 
 
+def brief(summary: Summary) -> str:
+    """The headline columns in one table that fits a 120-column terminal."""
+    columns = _columns(summary, BRIEF)
+    headers = ["variant", *(h for _, h in columns)]
+    rows = [[row[0], *row[2:]] for row in _rows(summary, columns)]
+    table = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+    return f"{title(summary)}\n\n{table}\n"
+
+
 def leaderboard(summary: Summary, fmt: Format = "md") -> str:
     """One row per variant, one column per headline metric, labelled with the model."""
     if fmt == "json":
         return summary.model_dump_json(indent=2)
+    if fmt == "brief":
+        return brief(summary)
     if fmt == "csv":
         return _csv(summary)
     if fmt == "latex":

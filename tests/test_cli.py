@@ -161,3 +161,17 @@ def test_reading_results_loads_no_loop_no_inspect_no_statistics(module: str) -> 
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_run_prints_a_board_that_fits_a_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["run", "--out", str(tmp_path / "o"), "--display", "none", "--epochs", "1"]
+    args += ["--variants", "products", "--scenarios", "excel_export", "--workers", "1"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    table = [line for line in out.splitlines() if line.startswith("|")]
+    assert table and max(len(line) for line in table) <= 120
+    assert f"full leaderboard: {tmp_path / 'o' / 'leaderboard.md'}" in out
+    full = (tmp_path / "o" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "unasked renames" in full and "cap refused" in full  # every column is there
