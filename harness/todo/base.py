@@ -95,6 +95,8 @@ class TodoStore:
 
     name: ClassVar[str] = "base"
     TOOLS: ClassVar[tuple[str, ...]] = ()
+    #: whether the seed's item cap applies (the products real agents ship have none)
+    CAPPED: ClassVar[bool] = True
 
     @classmethod
     def tool_specs(cls) -> list[ToolSpec]:
@@ -104,8 +106,9 @@ class TodoStore:
     def __init__(self, max_items: int | None = MAX_ITEMS) -> None:
         self.items: list[TodoItem] = []
         self._next_id = 1
-        #: the demo's cap on list length; None lifts it (the `+uncapped` study variants)
-        self.max_items = max_items
+        #: the demo's cap on list length; None lifts it (the `+uncapped` study variants, and
+        #: designs without a cap)
+        self.max_items = max_items if self.CAPPED else None
 
     # -- full rewrite (L0-L2) ------------------------------------------------
     def write(self, raw: Any) -> str:

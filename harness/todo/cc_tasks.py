@@ -36,9 +36,10 @@ class ClaudeTasksStore(TodoStore):
     """Id-based tasks with dependencies; the backend holds the list."""
 
     name: ClassVar[str] = "cc-tasks"
+    CAPPED: ClassVar[bool] = False  # the product has no cap
 
     def __init__(self, max_items: int | None = None) -> None:
-        super().__init__(None)  # the product has no cap
+        super().__init__(max_items)
         self.blocked_by: dict[str, set[str]] = {}
         self.descriptions: dict[str, str] = {}
 

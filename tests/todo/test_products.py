@@ -110,3 +110,13 @@ def test_a_design_loaded_by_module_and_class() -> None:
         load("no-colon")
     with pytest.raises(DesignError, match="not a TodoStore subclass"):
         load("harness.todo.specs:CLASSIC")
+
+
+def test_the_products_have_no_item_cap_and_the_seed_levels_do() -> None:
+    from harness.designs import designs
+    from harness.todo.base import MAX_ITEMS
+
+    for name in ("cc-todowrite", "cc-tasks", "codex-plan", "inspect-todo_write"):
+        assert designs()[name](MAX_ITEMS).max_items is None, name
+    for name in ("L0-rewrite", "L1-textlock", "L2-whitelist", "L3-granular"):
+        assert designs()[name](MAX_ITEMS).max_items == MAX_ITEMS, name
