@@ -7,6 +7,9 @@ tools and the seven workspace tools, never called): what inspect itself costs pe
 for schemas of that size (it deep-copies and logs them on every call), apart from what the
 harness does.
 
+The baseline is on equal terms with the harness: it skips inspect's per-sample openai/anthropic
+provider state the way the harness does for the simulated agent (both models keep none).
+
 `python scripts/bare_inspect.py CALLS.json --log-dir D [--epochs E] [--tools harness]`, where
 CALLS.json lists per sample the tool calls of each turn (the last turn answers in text), prints
 wall seconds and peak RSS (MB) as JSON.
@@ -125,6 +128,13 @@ def run(turns: list[list[int]], epochs: int, log_dir: str, tools: str = "note") 
         solver=[use_tools(offered), generate(tool_calls="loop")],
         scorer=turns_scorer(),
     )
+    # on equal terms with the harness, which skips inspect's per-sample openai/anthropic state
+    # for models that keep none (harness/runner.py): mockllm keeps none either
+    from inspect_ai.model import _assistant_internal as internal
+
+    for flag in ("_HAS_OPENAI", "_HAS_ANTHROPIC"):
+        if hasattr(internal, flag):
+            setattr(internal, flag, False)
     started = time.perf_counter()
     ok, _ = eval_set(
         [task],

@@ -69,30 +69,31 @@ def bench_seconds(workers: int, root: Path) -> tuple[float, int]:
     return time.perf_counter() - started, len(variants) * 10
 
 
-def measured(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of a command run in its own process."""
+def measured(command: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of a command in its own
+    process. CPU time is the measure: on a shared 2-core machine wall time is mostly noise."""
     timing = Path(tempfile.mktemp(prefix="todo-bench-time-"))
     started = time.perf_counter()
     subprocess.run(
-        ["/usr/bin/time", "-f", "%M", "-o", str(timing), *command],
+        ["/usr/bin/time", "-f", "%M %U %S", "-o", str(timing), *command],
         check=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     wall = time.perf_counter() - started
-    rss = int(timing.read_text().split()[-1]) / 1024
+    rss, user, system = timing.read_text().split()[-3:]
     timing.unlink()
-    return wall, rss
+    return wall, float(user) + float(system), int(rss) / 1024
 
 
 def harness_run(root: Path, epochs: int, scenarios: str = "all") -> dict[str, Any]:
     out = root / f"h-{scenarios}-{epochs}"
-    wall, rss = measured(
+    wall, cpu, rss = measured(
         [sys.executable, "-m", "harness.cli", "run", "--variants", "L3-granular"]
         + ["--scenarios", scenarios, "--epochs", str(epochs), "--workers", "1"]
         + ["--display", "none", "--out", str(out), "--fresh"]
     )
-    return {"wall": wall, "rss": rss, "turns": calls_per_turn(out)}
+    return {"wall": wall, "cpu": cpu, "rss": rss, "turns": calls_per_turn(out)}
 
 
 def calls_per_turn(out: Path) -> list[list[int]]:
@@ -113,17 +114,17 @@ def bare_run(root: Path, turns: list[list[int]], tools: str) -> dict[str, Any]:
     script = Path(__file__).with_name("bare_inspect.py")
     plan = root / "calls.json"
     plan.write_text(json.dumps(turns))
-    wall, rss = measured(
+    wall, cpu, rss = measured(
         [sys.executable, str(script), str(plan), "--log-dir", str(root / "b"), "--tools", tools]
     )
     shutil.rmtree(root / "b", ignore_errors=True)
-    return {"wall": wall, "rss": rss, "turns": turns}
+    return {"wall": wall, "cpu": cpu, "rss": rss, "turns": turns}
 
 
 #: what each run is compared with: bare inspect with one trivial tool (the issue's baseline),
 #: and bare inspect offering the harness's own tool schemas (what inspect itself costs for them)
 KINDS = ("harness", "bare", "bare+schemas")
-SIZES = ("start-up", 1, 3, 9)
+SIZES = ("start-up", 1, 3)
 
 
 def one_round(
@@ -150,16 +151,33 @@ def against_bare(root: Path, repeats: int) -> list[list[str]]:
     """Harness (L3-granular, sim/sloppy, one worker) against bare inspect on the same samples and
     turns: medians over `repeats` interleaved rounds, ratios paired within a round."""
     turns_of: dict[object, list[list[int]]] = {}
-    rounds = [one_round(root, r % len(KINDS), turns_of) for r in range(repeats)]
+    rounds = []
+    for r in range(repeats):
+        done = one_round(root, r % len(KINDS), turns_of)
+        rounds.append(done)
+        # each pair as it finishes: a run killed half-way still says something
+        for size in SIZES:
+            cpu = {k: done[size, k]["cpu"] for k in KINDS}
+            print(
+                f"round {r + 1}, {size}: CPU harness {cpu['harness']:.2f} s, bare "
+                f"{cpu['bare']:.2f} s ({cpu['harness'] / cpu['bare']:.2f}x), bare+schemas "
+                f"{cpu['bare+schemas']:.2f} s ({cpu['harness'] / cpu['bare+schemas']:.2f}x)",
+                flush=True,
+            )
 
     def med(values: list[float]) -> float:
         return statistics.median(values)
 
-    def ratio_cells(per_round: list[dict[str, float]]) -> list[str]:
-        return [f"{med([r['harness'] / r[other] for r in per_round]):.2f}" for other in KINDS[1:]]
+    def spread(per_round: list[dict[str, float]], other: str) -> str:
+        """The harness / baseline ratio: median [min, max] over the rounds' pairs."""
+        ratios = [r["harness"] / r[other] for r in per_round if r[other] > 0]
+        if not ratios:
+            return ""
+        return f"{med(ratios):.2f}x [{min(ratios):.2f}, {max(ratios):.2f}]"
 
     rows: list[list[str]] = []
     for size in SIZES:
+        cpus = [{k: r[size, k]["cpu"] for k in KINDS} for r in rounds]
         walls = [{k: r[size, k]["wall"] for k in KINDS} for r in rounds]
         rss = [{k: r[size, k]["rss"] for k in KINDS} for r in rounds]
         turns = rounds[0][size, "harness"]["turns"]
@@ -172,29 +190,30 @@ def against_bare(root: Path, repeats: int) -> list[list[str]]:
         rows.append(
             [label]
             + [
-                f"{med([w[k] for w in walls]):.1f} s, {med([m[k] for m in rss]):.0f} MB"
+                f"{med([c[k] for c in cpus]):.2f} s CPU ({med([w[k] for w in walls]):.1f} s wall), "
+                f"{med([m[k] for m in rss]):.0f} MB"
                 for k in KINDS
             ]
-            + [f"{a} time" for a in ratio_cells(walls)]
+            + [spread(cpus, other) for other in KINDS[1:]]
         )
-    one, nine = rounds[0][1, "harness"]["turns"], rounds[0][9, "harness"]["turns"]
-    extra_turns = sum(map(len, nine)) - sum(map(len, one))
-    extra_episodes = len(nine) - len(one)
+    one, three = rounds[0][1, "harness"]["turns"], rounds[0][3, "harness"]["turns"]
+    extra_turns = sum(map(len, three)) - sum(map(len, one))
+    extra_episodes = len(three) - len(one)
     per_turn = [
-        {k: (r[9, k]["wall"] - r[1, k]["wall"]) / extra_turns * 1000 for k in KINDS} for r in rounds
+        {k: (r[3, k]["cpu"] - r[1, k]["cpu"]) / extra_turns * 1000 for k in KINDS} for r in rounds
     ]
     growth = [
-        {k: (r[9, k]["rss"] - r[1, k]["rss"]) / extra_episodes for k in KINDS} for r in rounds
+        {k: (r[3, k]["rss"] - r[1, k]["rss"]) / extra_episodes for k in KINDS} for r in rounds
     ]
     rows.append(
-        ["per added turn (1 -> 9 epochs)"]
+        ["CPU per added turn (1 -> 3 epochs)"]
         + [f"{med([t[k] for t in per_turn]):.1f} ms" for k in KINDS]
-        + ratio_cells(per_turn)
+        + [spread(per_turn, other) for other in KINDS[1:]]
     )
     rows.append(
-        ["peak RSS per added episode (1 -> 9)"]
+        ["peak RSS per added episode (1 -> 3)"]
         + [f"{med([g[k] for g in growth]):.2f} MB" for k in KINDS]
-        + ["", ""]
+        + [spread(growth, other) for other in KINDS[1:]]
     )
     return rows
 
@@ -262,12 +281,12 @@ def main() -> None:
         tabulate(
             rows,
             headers=[
-                f"L3-granular, sim/sloppy, 1 worker (median of {args.repeats})",
+                f"L3-granular, sim/sloppy, 1 worker (median of {args.repeats} pairs)",
                 "harness",
-                "bare inspect",
+                "bare inspect (equal terms)",
                 "bare + harness schemas",
-                "harness / bare",
-                "harness / bare+schemas",
+                "harness / bare, CPU",
+                "harness / bare+schemas, CPU",
             ],
             tablefmt="github",
         )
