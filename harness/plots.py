@@ -13,7 +13,7 @@ matplotlib.use("Agg")  # no display: files only
 from matplotlib import pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from harness.summary import Summary  # noqa: E402
+from harness.summary import Stat, Summary  # noqa: E402
 
 
 def _png(figure: Figure) -> str:
@@ -65,7 +65,13 @@ def success_vs_tokens(summary: Summary) -> str:
         success, tokens = v.metrics.get("task_success"), v.metrics.get("input_tokens")
         if success is None or tokens is None:
             continue
-        axes.errorbar(tokens.mean, success.mean, yerr=success.stderr, xerr=tokens.stderr, fmt="o")
+
+        def span(stat: Stat) -> list[list[float]]:
+            low = stat.mean if stat.ci_low is None else stat.ci_low
+            high = stat.mean if stat.ci_high is None else stat.ci_high
+            return [[max(0.0, stat.mean - low)], [max(0.0, high - stat.mean)]]
+
+        axes.errorbar(tokens.mean, success.mean, yerr=span(success), xerr=span(tokens), fmt="o")
         axes.annotate(
             v.variant,
             (tokens.mean, success.mean),
@@ -75,7 +81,7 @@ def success_vs_tokens(summary: Summary) -> str:
         )
     axes.set_xlabel("input tokens per episode")
     axes.set_ylabel("task success")
-    axes.set_title("Success against cost (± standard error)")
+    axes.set_title("Success against cost (95% intervals)")
     return _png(figure)
 
 

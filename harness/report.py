@@ -194,7 +194,9 @@ def summarize(
         epochs=epochs,
         scenarios=sorted({e.scenario for v in by_variant.values() for e in v}),
         variants=summaries,
-        provenance=provenance or Provenance(),
+        # the code hash is information for run.json; a summary carries what decides its
+        # meaning, so the same inputs give the same bytes whichever commit ran them
+        provenance=(provenance or Provenance()).model_copy(update={"code_hash": ""}),
         complete=not issues,
         problems=issues,
     )
