@@ -132,20 +132,26 @@ def run(turns: list[list[int]], epochs: int, log_dir: str, tools: str = "note") 
     # for models that keep none (harness/runner.py): mockllm keeps none either
     from inspect_ai.model import _assistant_internal as internal
 
-    for flag in ("_HAS_OPENAI", "_HAS_ANTHROPIC"):
-        if hasattr(internal, flag):
-            setattr(internal, flag, False)
+    flags = {
+        f: getattr(internal, f) for f in ("_HAS_OPENAI", "_HAS_ANTHROPIC") if hasattr(internal, f)
+    }
+    for flag in flags:
+        setattr(internal, flag, False)
     started = time.perf_counter()
-    ok, _ = eval_set(
-        [task],
-        log_dir=log_dir,
-        model=get_model("mockllm/model", custom_outputs=scripted),
-        epochs=epochs,
-        display="none",
-        log_dir_allow_dirty=True,
-        log_realtime=False,
-        score_display=False,
-    )
+    try:
+        ok, _ = eval_set(
+            [task],
+            log_dir=log_dir,
+            model=get_model("mockllm/model", custom_outputs=scripted),
+            epochs=epochs,
+            display="none",
+            log_dir_allow_dirty=True,
+            log_realtime=False,
+            score_display=False,
+        )
+    finally:
+        for flag, value in flags.items():  # as they were: this also runs inside the tests
+            setattr(internal, flag, value)
     assert ok
     return {
         "seconds": time.perf_counter() - started,
