@@ -12,7 +12,7 @@ from typing import NoReturn
 from harness import runner
 from harness.benchmark import UsageError
 from harness.provenance import project_version
-from harness.publish import leaderboard
+from harness.publish import FORMATS, leaderboard
 from harness.scenario import (
     SCENARIO_DIR,
     Scenario,
@@ -139,11 +139,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     run_dir = Path(args.run)
     summary = _read(args.run)
     folder = run_dir if run_dir.is_dir() else run_dir.parent
-    names = {"md": "leaderboard.md", "html": "leaderboard.html", "latex": "leaderboard.tex"}
-    names |= {"csv": "leaderboard.csv"}  # the JSON is summary.json itself
-    for fmt, name in names.items():
-        (folder / name).write_text(leaderboard(summary, fmt), encoding="utf-8")  # type: ignore[arg-type]
-        print(folder / name)
+    for name, render in FORMATS.values():
+        if name is not None:
+            (folder / name).write_text(render(summary), encoding="utf-8")
+            print(folder / name)
     return 0
 
 
@@ -460,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument(
         "--format",
         default="md",
-        choices=["md", "brief", "html", "latex", "csv", "json"],
+        choices=list(FORMATS),
         help="md (default, every column), brief (the headline columns in 120 columns), a "
         "self-contained html page, latex (booktabs), csv or json",
     )

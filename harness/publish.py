@@ -7,8 +7,8 @@ import csv
 import html
 import inspect as pyinspect
 import io
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Literal
 
 from tabulate import tabulate
 
@@ -16,7 +16,6 @@ from harness.metrics import BRIEF, BY_NAME, TABLES
 from harness.summary import Stat, Summary, VariantSummary
 
 SIM_NOTE = "simulated agent: demonstrates the harness, not evidence about real models"
-Format = Literal["md", "brief", "html", "latex", "csv", "json"]
 
 #: leaderboard tables: (caption, [(metric, header)])
 # the leaderboard's tables come from the one metric declaration
@@ -300,17 +299,29 @@ def brief(summary: Summary) -> str:
     return f"{title(summary)}\n\n{table}\n"
 
 
-def leaderboard(summary: Summary, fmt: Format = "md") -> str:
-    """One row per variant, one column per headline metric, labelled with the model."""
-    if fmt == "json":
-        return summary.model_dump_json(indent=2)
-    if fmt == "brief":
-        return brief(summary)
-    if fmt == "csv":
-        return _csv(summary)
-    if fmt == "latex":
-        return _latex(summary)
-    if fmt == "html":
-        return _html(summary)
+def _markdown(summary: Summary) -> str:
     parts = [f"**{caption}**\n\n{table}" for caption, table in _tables(summary, "github")]
     return f"{title(summary)}\n\n" + "\n\n".join(parts) + "\n"
+
+
+def _json(summary: Summary) -> str:
+    return summary.model_dump_json(indent=2)
+
+
+#: every output format: its file name in a run folder (None: printed only; json is
+#: summary.json itself) and its renderer. A new format is one entry here and its renderer.
+FORMATS: dict[str, tuple[str | None, Callable[[Summary], str]]] = {
+    "md": ("leaderboard.md", _markdown),
+    "brief": (None, brief),
+    "html": ("leaderboard.html", _html),
+    "latex": ("leaderboard.tex", _latex),
+    "csv": ("leaderboard.csv", _csv),
+    "json": (None, _json),
+}
+
+
+def leaderboard(summary: Summary, fmt: str = "md") -> str:
+    """The summary in one of `FORMATS` (one row per variant, labelled with the model)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format '{fmt}' (use {', '.join(FORMATS)})")
+    return FORMATS[fmt][1](summary)
