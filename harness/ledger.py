@@ -201,7 +201,3 @@ class Ledger(BaseModel):
     @property
     def todo_events(self) -> list[TodoEvent]:
         return self.of(TodoEvent)
-
-    @property
-    def workspace_events(self) -> list[WorkspaceEvent]:
-        return self.of(WorkspaceEvent)

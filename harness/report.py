@@ -83,11 +83,6 @@ def cause(message: str) -> str:
     return (lines[-1] if lines else message)[:200]
 
 
-def read_results(log_dir: Path) -> list[TaskResult]:
-    """The newest successful log per variant in a log directory, read as episode scores."""
-    return read_run(log_dir)[0]
-
-
 def read_run(log_dir: Path) -> tuple[list[TaskResult], list[str]]:
     """Episode scores per variant (the newest successful log each), and what is missing."""
     newest: dict[str, tuple[EvalLog, str]] = {}

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from harness.checks import run_check
-from harness.matcher import match_subtasks
 from harness.scenario import ArgConstraint, Rule, Scenario, Subtask
 from harness.workspace import Workspace, WorkspaceError
 
@@ -57,12 +55,6 @@ def rule_matches(rule: Rule, tool: str, args: dict[str, Any], done: set[str]) ->
         name in args and _constraint_holds(constraint, args[name], name in PATH_ARGS)
         for name, constraint in rule.args.items()
     )
-
-
-def match_subtask(text: str, subtasks: Sequence[Subtask]) -> Subtask | None:
-    """The first subtask a todo text names, if any (see `harness.matcher`)."""
-    found = match_subtasks(text, subtasks)
-    return found[0] if found else None
 
 
 class TaskStateTracker:

@@ -14,7 +14,7 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import GenerateConfig, get_model
 
-from harness.report import price_for, read_results, summarize
+from harness.report import price_for, read_run, summarize
 from harness.task import build_task
 
 pytestmark = pytest.mark.slow
@@ -136,7 +136,7 @@ def test_a_full_episode_over_the_anthropic_wire(stub: None, tmp_path: Path) -> N
     # cost at the price table's rates, cache reads at the cache rate
     price = price_for("anthropic/claude-sonnet-4-5")
     assert price is not None and price.cache_read == 0.3
-    summary = summarize(read_results(tmp_path), price=price)
+    summary = summarize(read_run(tmp_path)[0], price=price)
     cost = summary.variants[0].cost_usd
     expected = (4 * 120 * 3.0 + 4 * 50 * 0.3 + 40 * 15.0) / 1e6
     assert cost is not None and round(cost.mean, 9) == round(expected, 9)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.matcher import match_subtasks
 from harness.scenario import load_scenario
-from harness.tracker import TaskStateTracker, match_subtask
+from harness.tracker import TaskStateTracker
 
 EXCEL = load_scenario(Path("scenarios/excel_export.yaml"))
 CODE = load_scenario(Path("scenarios/main_and_test.yaml"))
@@ -50,6 +51,6 @@ def test_user_turns_add_and_cancel_subtasks() -> None:
 
 
 def test_todo_text_matching_is_specific() -> None:
-    assert match_subtask("Write main.py", CODE.subtasks).id == "main"  # type: ignore[union-attr]
-    assert match_subtask("Write index.py", CODE.subtasks) is None
-    assert match_subtask("Save it as exports/1.xlsx", EXCEL.subtasks).id == "save"  # type: ignore[union-attr]
+    assert [s.id for s in match_subtasks("Write main.py", CODE.subtasks)] == ["main"]
+    assert match_subtasks("Write index.py", CODE.subtasks) == []
+    assert [s.id for s in match_subtasks("Save it as exports/1.xlsx", EXCEL.subtasks)] == ["save"]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.ledger import WorkspaceEvent
 from harness.workspace import Workspace, WorkspaceError
 from tests.helpers import DOCS, Driver
 
@@ -76,7 +77,7 @@ def test_tool_errors_reach_the_model_and_are_recorded() -> None:
     try:
         reply = driver.call("write_file", path="../escape.txt", content="x")
         assert reply.startswith("ERROR: Refused")
-        event = driver.ledger.workspace_events[-1]
+        event = driver.ledger.of(WorkspaceEvent)[-1]
         assert (event.tool, event.ok) == ("write_file", False)
         assert not driver.episode.tracker.done
     finally:
@@ -89,7 +90,7 @@ def test_file_system_errors_are_tool_errors_not_crashes() -> None:
         driver.call("write_file", path="dir/x.txt", content="x")
         reply = driver.call("write_file", path="dir", content="x")
         assert reply == "ERROR: 'dir' is a folder; cannot write it."
-        assert driver.ledger.workspace_events[-1].ok is False
+        assert driver.ledger.of(WorkspaceEvent)[-1].ok is False
     finally:
         driver.close()
 

@@ -342,10 +342,12 @@ class SimPolicy:
             return "completed"
         return "in_progress" if "in_progress" in wants else "pending"
 
-    def _items(self) -> list[tuple[TodoItem, list[str]]]:
+    def _items(
+        self, believed: list[tuple[TodoItem | None, Subtask, tuple[str, str] | None]] | None = None
+    ) -> list[tuple[TodoItem, list[str]]]:
         """Each remembered item the agent ties to subtasks, with those subtasks."""
         grouped: dict[str, tuple[TodoItem, list[str]]] = {}
-        for item, subtask, _ in self._believed():
+        for item, subtask, _ in self._believed() if believed is None else believed:
             if item is not None:
                 grouped.setdefault(item.id, (item, []))[1].append(subtask.id)
         return list(grouped.values())
@@ -407,19 +409,20 @@ class SimPolicy:
         m = self.m
         if m.repair_now or m.reminded or work is None:
             return True
+        believed = self._believed()  # built once: it resolves every remembered item
         stale = [
             s.id
-            for item, s, _ in self._believed()
+            for item, s, _ in believed
             if item is None and s.id in m.work_done and s.id not in m.omitted
         ] + [
             item.id
-            for item, ids in self._items()
+            for item, ids in self._items(believed)
             if all(i in m.work_done for i in ids) and item.status != "completed"
         ]
         if len(stale) >= self.p.update_every:
             return True
         # the item being worked on should be marked in progress (once)
-        item = next((i for i, s, _ in self._believed() if s.id == work[0].id), None)
+        item = next((i for i, s, _ in believed if s.id == work[0].id), None)
         return item is not None and item.status == "pending" and not stale
 
     def _plan(self, granular: bool) -> Decision:

@@ -1,8 +1,8 @@
 """Todo designs under test, one file per design on the `TodoStore` interface.
 
-`DESIGNS` is the registry: the seed's levels, the designs real products ship, and any design a
-user registers through the `todo_bench.designs` entry-point group or `--design module:factory`
-(`harness.designs`).
+The registry of designs by name is `harness.designs.designs()`: the seed's levels and the designs
+real products ship (both registered through the `todo_bench.designs` entry points in
+`pyproject.toml`), and any design a user registers the same way or with `--design module:Class`.
 """
 
 from harness.todo.base import TodoItem, TodoRejected, TodoStore, render
@@ -22,17 +22,9 @@ LEVELS: dict[str, type[TodoStore]] = {
     "L2": WhitelistStore,
     "L3": GranularStore,
 }
-#: the todo tools real coding agents ship
-PRODUCTS: dict[str, type[TodoStore]] = {
-    "cc-todowrite": ClaudeTodoWriteStore,
-    "cc-tasks": ClaudeTasksStore,
-    "codex-plan": CodexPlanStore,
-    "inspect-todo_write": InspectTodoWriteStore,
-}
 
 __all__ = [
     "LEVELS",
-    "PRODUCTS",
     "ClaudeTasksStore",
     "ClaudeTodoWriteStore",
     "CodexPlanStore",
