@@ -136,6 +136,15 @@ class _SharedToolInfo(ToolInfo):
 
 
 class _Loop:
+    """One episode's turns, in this order each turn (`run`): extend the budget while the deployed
+    tracker progresses; ask the model (the list injected into the system prompt for L4); record
+    the turn; run its tool calls (each recorded in the ledger and ticking the tracker; a reminder
+    joins the results after three turns without a todo call), or judge its final message (the
+    gate or CompletionLoop may refuse it; a pending user turn is delivered instead of ending);
+    deliver the user turns now due; compact the context where the scenario says. The episode ends
+    on an accepted final message, or when the budget is spent (`gate_exhausted` if the last claim
+    was refused)."""
+
     def __init__(
         self,
         variant: Variant,
@@ -189,6 +198,7 @@ class _Loop:
         return ChatMessageSystem(content=text)
 
     async def run(self) -> None:
+        """The turns of the episode (see the class docstring)."""
         tracker = self.episode.tracker
         transcript().info(
             {"event": "task_state_init", "state": tracker.summary(), "gate": self.variant.gate},

@@ -330,11 +330,8 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="todo-bench", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"todo-bench {project_version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
+    """The `run` command and its options."""
     run = sub.add_parser("run", help="run variants x scenarios x epochs (an inspect eval set)")
     run.add_argument("--model", default="sim/sloppy", help="any inspect model (default sim/sloppy)")
     run.add_argument(
@@ -414,6 +411,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.set_defaults(func=cmd_run)
 
+
+def _add_publishing(sub: argparse._SubParsersAction[_Parser]) -> None:
+    """Commands on a finished run: report, gate-accuracy, factorial, rescore, leaderboard."""
     rep = sub.add_parser(
         "report", help="write a run's leaderboard as md, html, tex and csv (json: summary.json)"
     )
@@ -465,6 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     board.set_defaults(func=cmd_leaderboard)
 
+
+def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
+    """The regression gate between two runs."""
     comp = sub.add_parser(
         "compare",
         help="regression gate: exit 1 if NEW is worse than BASE, 2 if they are not comparable",
@@ -492,6 +495,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     comp.set_defaults(func=cmd_compare)
 
+
+def _add_real_sessions(sub: argparse._SubParsersAction[_Parser]) -> None:
+    """Commands on real agents' session logs and runs: calibrate, audit, replay."""
     cal = sub.add_parser("calibrate", help="estimate sim fault rates from a real run's ledgers")
     cal.add_argument("run", nargs="?", help="run folder (its logs are read)")
     cal.add_argument(
@@ -528,6 +534,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", help="also write the table to this file")
     rep.set_defaults(func=cmd_replay)
 
+
+def _add_scenarios(sub: argparse._SubParsersAction[_Parser]) -> None:
+    """Scenario files: list, schema, check."""
     scen = sub.add_parser(
         "scenarios",
         help="list, validate, check (replay, gate, sensitivity, lint) or print the schema",
@@ -540,6 +549,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--scenario-dir", default=str(SCENARIO_DIR), help="folder of scenario YAML files"
     )
     scen.set_defaults(func=cmd_scenarios)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="todo-bench", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"todo-bench {project_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    _add_run(sub)
+    _add_publishing(sub)
+    _add_compare(sub)
+    _add_real_sessions(sub)
+    _add_scenarios(sub)
     return parser
 
 
