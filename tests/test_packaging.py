@@ -144,3 +144,36 @@ def test_a_fresh_venv_outside_the_checkout_runs_the_installed_wheel(
         rescored["samples"][0]["scores"]["todo_scorer"]["value"]
         == sample["scores"]["todo_scorer"]["value"]
     )
+
+    # inspect's eval-retry rebuilds the task from the installed package with the log's task
+    # arguments (here a design of the user's own, in the working folder, which the simulated
+    # agent refuses to drive: an errored log to retry)
+    (elsewhere / "my_design.py").write_text(
+        "from dataclasses import replace\n"
+        "from harness.todo.granular import GranularStore\n"
+        "from harness.todo.specs import CLASSIC\n\n\n"
+        "class Notes(GranularStore):\n"
+        "    name = 'my-notes'\n\n"
+        "    @classmethod\n"
+        "    def tool_specs(cls):\n"
+        "        return [replace(CLASSIC['add_todo'], name='note_add')]\n",
+        encoding="utf-8",
+    )
+    failing = tmp_path / "failing"
+    failed = run(
+        str(python), "-m", "inspect_ai", "eval", "todo_bench/todo_bench", "--model", "sim/oracle",
+        "-T", "variant=my-notes", "-T", "designs=my_design:Notes", "--limit", "1",
+        "--log-dir", str(failing), "--log-format", "json", "--display", "none",
+    )  # fmt: skip
+    (first,) = failing.glob("*.json")
+    assert json.loads(first.read_text())["status"] == "error", failed.stdout + failed.stderr
+    retried = run(
+        str(python), "-m", "inspect_ai", "eval-retry", str(first), "--log-dir", str(failing),
+        "--display", "none",
+    )  # fmt: skip
+    logs_after = sorted(failing.glob("*.json"))
+    assert len(logs_after) == 2, retried.stdout + retried.stderr
+    second = json.loads(next(p for p in logs_after if p != first).read_text())
+    assert second["eval"]["task_registry_name"] == "todo_bench/todo_bench"
+    assert second["eval"]["task_args"]["designs"] == "my_design:Notes"
+    assert "cannot drive these todo tools" in second["error"]["message"]
