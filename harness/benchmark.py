@@ -214,6 +214,15 @@ def _claim_run_dir(
         raise UsageError(f"--out {run_dir}: cannot write there ({error.strerror})") from error
 
 
+def publish_run(summary: Summary, folder: Path) -> str:
+    """Write a run's summary.json and its full markdown leaderboard into a folder; returns it."""
+    board = leaderboard(summary, "md")
+    folder.mkdir(parents=True, exist_ok=True)
+    write_summary(summary, folder / "summary.json")
+    (folder / "leaderboard.md").write_text(board, encoding="utf-8")
+    return board
+
+
 def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> BenchmarkResult:
     """Run a plan (see the module docstring); `say` receives the status lines (stderr by
     default). Bad input raises UsageError (or ScenarioError, ProfileError) with one line."""
@@ -336,11 +345,8 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         problems=problems,
         expected=labels,
     )
-    board = leaderboard(summary, "md")
     for folder in (run_dir, RESULTS / "latest") if not plan.out else (run_dir,):
-        folder.mkdir(parents=True, exist_ok=True)
-        write_summary(summary, folder / "summary.json")
-        (folder / "leaderboard.md").write_text(board, encoding="utf-8")
+        publish_run(summary, folder)
     (run_dir / "timing.json").write_text(
         json.dumps({"wall_seconds": round(elapsed, 1)}, indent=2) + "\n", encoding="utf-8"
     )

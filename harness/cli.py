@@ -68,10 +68,10 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from inspect_ai import score as inspect_score
     from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
 
-    from harness.benchmark import RunRecord
+    from harness.benchmark import RunRecord, publish_run
     from harness.report import read_run, summarize
     from harness.scoring import todo_scorer
-    from harness.summary import price_for, write_summary
+    from harness.summary import price_for
     from harness.versions import TASK_VERSION
 
     run_dir = Path(args.run)
@@ -100,10 +100,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         problems=problems,
         expected=record.variants,
     )
-    write_summary(summary, run_dir / "summary.json")
-    board = leaderboard(summary, "md")
-    (run_dir / "leaderboard.md").write_text(board, encoding="utf-8")
-    print(board)
+    print(publish_run(summary, run_dir))
     print(f"re-scored {len(logs)} logs in {run_dir} with task version {TASK_VERSION}")
     return 0 if summary.complete else 1
 

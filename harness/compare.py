@@ -22,7 +22,7 @@ import yaml
 from pydantic import BaseModel, Field
 from tabulate import tabulate
 
-from harness.metrics import WATCHED as WATCHED  # noqa: E402  (declared once)
+from harness.metrics import WATCHED as WATCHED  # declared once; tests read it from here
 from harness.stats import Test, holm, paired_test
 from harness.summary import Summary
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from statsmodels.regression.linear_model import OLS
 from tabulate import tabulate
 
-from harness.scoring import METRICS
+from harness.metrics import METRICS
 from harness.summary import Summary
 from harness.variants import Variant
 

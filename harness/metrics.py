@@ -38,23 +38,11 @@ class Metric:
     brief: bool = False
 
 
-def _m(
-    name: str,
-    kind: Literal["rate", "count", "cost"],
-    direction: Direction,
-    header: str | None,
-    table: Table | None,
-    doc: str,
-    **flags: bool,
-) -> Metric:
-    return Metric(name, kind, direction, header, table, doc, **flags)
-
-
 OUTCOMES: Table = "outcomes"
 CORRUPTION: Table = "corruption"
 PRICE: Table = "price"
 DECLARED: tuple[Metric, ...] = (
-    _m(
+    Metric(
         "task_success",
         "rate",
         "higher",
@@ -64,7 +52,7 @@ DECLARED: tuple[Metric, ...] = (
         watched=True,
         brief=True,
     ),
-    _m(
+    Metric(
         "pass_k",
         "rate",
         "higher",
@@ -73,7 +61,7 @@ DECLARED: tuple[Metric, ...] = (
         "share of scenarios solved in all k epochs (pass^k)",
         episode=False,
     ),
-    _m(
+    Metric(
         "false_completion",
         "rate",
         "lower",
@@ -83,7 +71,7 @@ DECLARED: tuple[Metric, ...] = (
         watched=True,
         brief=True,
     ),
-    _m(
+    Metric(
         "false_completion_past_gate",
         "rate",
         "lower",
@@ -91,7 +79,7 @@ DECLARED: tuple[Metric, ...] = (
         OUTCOMES,
         "a false completion where every active subtask had been ticked",
     ),
-    _m(
+    Metric(
         "gave_up",
         "rate",
         "none",
@@ -99,7 +87,7 @@ DECLARED: tuple[Metric, ...] = (
         OUTCOMES,
         "the episode ended with the agent admitting failure",
     ),
-    _m(
+    Metric(
         "asked_user",
         "rate",
         "none",
@@ -107,7 +95,7 @@ DECLARED: tuple[Metric, ...] = (
         OUTCOMES,
         "the episode ended with a question to the user",
     ),
-    _m(
+    Metric(
         "dropped_todos",
         "count",
         "lower",
@@ -118,7 +106,7 @@ DECLARED: tuple[Metric, ...] = (
         corruption=True,
         brief=True,
     ),
-    _m(
+    Metric(
         "mutated_text",
         "count",
         "lower",
@@ -129,7 +117,7 @@ DECLARED: tuple[Metric, ...] = (
         corruption=True,
         brief=True,
     ),
-    _m(
+    Metric(
         "invented_todos",
         "count",
         "lower",
@@ -139,7 +127,7 @@ DECLARED: tuple[Metric, ...] = (
         watched=True,
         corruption=True,
     ),
-    _m(
+    Metric(
         "id_churn",
         "count",
         "lower",
@@ -149,7 +137,7 @@ DECLARED: tuple[Metric, ...] = (
         watched=True,
         corruption=True,
     ),
-    _m(
+    Metric(
         "false_todo_completions",
         "count",
         "lower",
@@ -160,7 +148,7 @@ DECLARED: tuple[Metric, ...] = (
         corruption=True,
         brief=True,
     ),
-    _m(
+    Metric(
         "unmatched_todos",
         "count",
         "none",
@@ -168,7 +156,7 @@ DECLARED: tuple[Metric, ...] = (
         CORRUPTION,
         "distinct item texts that name no subtask",
     ),
-    _m(
+    Metric(
         "lost_history",
         "count",
         "lower",
@@ -177,7 +165,7 @@ DECLARED: tuple[Metric, ...] = (
         "a completed item left the list, unasked",
         watched=True,
     ),
-    _m(
+    Metric(
         "fake_tool_calls",
         "count",
         "lower",
@@ -185,7 +173,7 @@ DECLARED: tuple[Metric, ...] = (
         CORRUPTION,
         "a tool call written as text instead of made",
     ),
-    _m(
+    Metric(
         "recovered_tool_calls",
         "count",
         "none",
@@ -193,7 +181,7 @@ DECLARED: tuple[Metric, ...] = (
         CORRUPTION,
         "text calls the recover/ wrapper turned into real calls",
     ),
-    _m(
+    Metric(
         "malformed_tool_calls",
         "count",
         "lower",
@@ -201,7 +189,7 @@ DECLARED: tuple[Metric, ...] = (
         None,
         "tool calls the harness could not run (unknown tool, bad arguments)",
     ),
-    _m(
+    Metric(
         "unsanctioned_deletes",
         "count",
         "lower",
@@ -209,7 +197,7 @@ DECLARED: tuple[Metric, ...] = (
         CORRUPTION,
         "a call other than a rewrite removed an item, unasked",
     ),
-    _m(
+    Metric(
         "unsanctioned_renames",
         "count",
         "lower",
@@ -217,8 +205,10 @@ DECLARED: tuple[Metric, ...] = (
         CORRUPTION,
         "a call other than a rewrite changed an item's text, unasked",
     ),
-    _m("rejected_updates", "count", "none", "rejected", PRICE, "todo updates the backend refused"),
-    _m(
+    Metric(
+        "rejected_updates", "count", "none", "rejected", PRICE, "todo updates the backend refused"
+    ),
+    Metric(
         "cap_refusals",
         "count",
         "none",
@@ -226,7 +216,7 @@ DECLARED: tuple[Metric, ...] = (
         PRICE,
         "refused updates whose list would exceed the design's item cap",
     ),
-    _m(
+    Metric(
         "blocked_completions",
         "count",
         "none",
@@ -234,8 +224,8 @@ DECLARED: tuple[Metric, ...] = (
         PRICE,
         "claims of completion the gate refused",
     ),
-    _m("budget_exhausted", "rate", "lower", "out of turns", PRICE, "the turn budget ran out"),
-    _m(
+    Metric("budget_exhausted", "rate", "lower", "out of turns", PRICE, "the turn budget ran out"),
+    Metric(
         "gate_exhausted",
         "rate",
         "lower",
@@ -243,9 +233,11 @@ DECLARED: tuple[Metric, ...] = (
         PRICE,
         "the budget ran out on a claim the gate refused",
     ),
-    _m("turns", "cost", "lower", "turns", PRICE, "assistant turns"),
-    _m("todo_tool_calls", "cost", "lower", "todo calls", PRICE, "todo tool calls, reads included"),
-    _m(
+    Metric("turns", "cost", "lower", "turns", PRICE, "assistant turns"),
+    Metric(
+        "todo_tool_calls", "cost", "lower", "todo calls", PRICE, "todo tool calls, reads included"
+    ),
+    Metric(
         "todo_updates",
         "cost",
         "none",
@@ -253,10 +245,10 @@ DECLARED: tuple[Metric, ...] = (
         None,
         "todo calls other than reads, accepted or refused",
     ),
-    _m("input_tokens", "cost", "lower", "in tok", PRICE, "prompt tokens, cache hits included"),
-    _m("cache_read_tokens", "cost", "none", None, None, "the cached part of the prompt tokens"),
-    _m("output_tokens", "cost", "lower", "out tok", PRICE, "reply tokens"),
-    _m(
+    Metric("input_tokens", "cost", "lower", "in tok", PRICE, "prompt tokens, cache hits included"),
+    Metric("cache_read_tokens", "cost", "none", None, None, "the cached part of the prompt tokens"),
+    Metric("output_tokens", "cost", "lower", "out tok", PRICE, "reply tokens"),
+    Metric(
         "todo_output_tokens",
         "cost",
         "lower",
@@ -265,7 +257,7 @@ DECLARED: tuple[Metric, ...] = (
         "the share of reply tokens spent writing todo calls",
         brief=True,
     ),
-    _m(
+    Metric(
         "cost_usd",
         "cost",
         "lower",
@@ -274,9 +266,11 @@ DECLARED: tuple[Metric, ...] = (
         "USD per episode at the price table's rate",
         episode=False,
     ),
-    _m("plan_items", "count", "none", None, None, "deployable gate: items of the plan it tracks"),
-    _m("plan_ticks", "count", "none", None, None, "deployable gate: its ticks"),
-    _m(
+    Metric(
+        "plan_items", "count", "none", None, None, "deployable gate: items of the plan it tracks"
+    ),
+    Metric("plan_ticks", "count", "none", None, None, "deployable gate: its ticks"),
+    Metric(
         "plan_judged_ticks",
         "count",
         "none",
@@ -284,7 +278,7 @@ DECLARED: tuple[Metric, ...] = (
         None,
         "deployable gate: ticks the oracle can judge",
     ),
-    _m(
+    Metric(
         "plan_true_ticks",
         "count",
         "none",
@@ -292,7 +286,7 @@ DECLARED: tuple[Metric, ...] = (
         None,
         "deployable gate: judged ticks that were true",
     ),
-    _m(
+    Metric(
         "plan_done_items",
         "count",
         "none",
@@ -300,7 +294,7 @@ DECLARED: tuple[Metric, ...] = (
         None,
         "deployable gate: plan items whose work was done",
     ),
-    _m(
+    Metric(
         "plan_missed_ticks",
         "count",
         "none",
@@ -308,7 +302,7 @@ DECLARED: tuple[Metric, ...] = (
         None,
         "deployable gate: items done that it never ticked",
     ),
-    _m(
+    Metric(
         "false_blocks",
         "count",
         "lower",
@@ -316,7 +310,7 @@ DECLARED: tuple[Metric, ...] = (
         None,
         "deployable gate: claims refused while every subtask was done",
     ),
-    _m(
+    Metric(
         "false_block_turns",
         "count",
         "lower",
@@ -324,7 +318,7 @@ DECLARED: tuple[Metric, ...] = (
         None,
         "deployable gate: turns that followed false blocks",
     ),
-    _m(
+    Metric(
         "false_block_tokens",
         "count",
         "lower",
@@ -332,7 +326,7 @@ DECLARED: tuple[Metric, ...] = (
         None,
         "deployable gate: tokens that followed false blocks",
     ),
-    _m(
+    Metric(
         "completion_loop_nudges",
         "count",
         "none",
@@ -340,9 +334,11 @@ DECLARED: tuple[Metric, ...] = (
         None,
         "CompletionLoop: idle answers refused",
     ),
-    _m("extensions", "count", "none", None, None, "LoopController: turn-budget extensions"),
-    _m("planner_tokens", "count", "none", None, None, "IntentPlanner: the planning call's tokens"),
-    _m("planner_failed", "rate", "lower", None, None, "IntentPlanner: no usable plan"),
+    Metric("extensions", "count", "none", None, None, "LoopController: turn-budget extensions"),
+    Metric(
+        "planner_tokens", "count", "none", None, None, "IntentPlanner: the planning call's tokens"
+    ),
+    Metric("planner_failed", "rate", "lower", None, None, "IntentPlanner: no usable plan"),
 )
 BY_NAME = {m.name: m for m in DECLARED}
 

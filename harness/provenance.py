@@ -39,11 +39,15 @@ def code_hash() -> str:
     return digest.hexdigest()[:16]
 
 
-def project_version() -> str:
+def _installed(distribution: str) -> str:
     try:
-        return version("todo-bench")
+        return version(distribution)
     except PackageNotFoundError:
         return "unknown"
+
+
+def project_version() -> str:
+    return _installed("todo-bench")
 
 
 def git_commit() -> str | None:
@@ -60,13 +64,6 @@ def git_commit() -> str | None:
     return out.stdout.strip() or None
 
 
-def _inspect_version() -> str:
-    try:
-        return version("inspect_ai")
-    except PackageNotFoundError:
-        return "unknown"
-
-
 def provenance(scenarios: Iterable[Scenario], *, simulated: bool) -> Provenance:
     return Provenance(
         task_version=TASK_VERSION,
@@ -74,5 +71,5 @@ def provenance(scenarios: Iterable[Scenario], *, simulated: bool) -> Provenance:
         scenario_hash=scenario_hash(scenarios),
         project_version=project_version(),
         code_hash=code_hash(),
-        inspect_ai=_inspect_version(),
+        inspect_ai=_installed("inspect_ai"),
     )

@@ -17,8 +17,7 @@ from harness.summary import Stat, Summary, VariantSummary
 
 SIM_NOTE = "simulated agent: demonstrates the harness, not evidence about real models"
 
-#: leaderboard tables: (caption, [(metric, header)])
-# the leaderboard's tables come from the one metric declaration
+#: every leaderboard column, (metric, header), from the tables harness.metrics declares
 COLUMNS = tuple(column for _, columns in TABLES for column in columns)
 
 

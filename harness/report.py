@@ -13,7 +13,7 @@ from pathlib import Path
 
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 
-from harness.scoring import CORRUPTION_COUNTS, METRICS
+from harness.metrics import CORRUPTION_COUNTS, METRICS
 from harness.stats import clustered, pass_hat_k
 from harness.summary import (
     PRICES as PRICES,

@@ -27,11 +27,7 @@ from harness.ledger import (
     UserTurnEvent,
 )
 from harness.matcher import match_subtasks, related
-from harness.metrics import CORRUPTION_COUNTS as CORRUPTION_COUNTS  # noqa: E402
-
-# declared once, in harness/metrics.py
-from harness.metrics import COST_METRICS as COST_METRICS  # noqa: E402
-from harness.metrics import METRICS as METRICS  # noqa: E402
+from harness.metrics import METRICS
 from harness.scenario import WORKSPACE_TOOLS, Scenario
 from harness.todo.base import TodoItem
 

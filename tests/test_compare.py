@@ -9,6 +9,7 @@ import pytest
 
 from harness.cli import main
 from harness.compare import compare, junit, mismatches, render
+from harness.metrics import METRICS
 from harness.report import (
     EpisodeScores,
     Provenance,
@@ -17,7 +18,6 @@ from harness.report import (
     summarize,
     write_summary,
 )
-from harness.scoring import METRICS
 
 
 def run(

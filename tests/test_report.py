@@ -6,9 +6,9 @@ import json
 import statistics
 from pathlib import Path
 
+from harness.metrics import METRICS
 from harness.publish import leaderboard
 from harness.report import EpisodeScores, Price, TaskResult, price_for, summarize
-from harness.scoring import METRICS
 from harness.stats import pass_hat_k
 from harness.summary import SCHEMA_VERSION, read_summary
 

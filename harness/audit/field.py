@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel
@@ -155,7 +156,6 @@ def fit(report: AuditReport, labels: list[Label] | None, base: str = "sloppy") -
     prior = load_profile(base)
     sessions = [s for s in report.sessions if not s.error]
     full, tasks = "full-list rewrite", "id-based tasks"
-    calm = sessions
 
     def items(t: Transition) -> int:
         return t.before_items
@@ -166,21 +166,21 @@ def fit(report: AuditReport, labels: list[Label] | None, base: str = "sloppy") -
             full,
             "items left out of an unasked rewrite, unfinished or completed / items before it "
             "(no compaction between)",
-            _count(calm, False, _left_out, items, lambda t: not t.after_compaction),
+            _count(sessions, False, _left_out, items, lambda t: not t.after_compaction),
             prior.drop,
         ),
         _rate(
             "mutate",
             full,
             "items reworded in an unasked rewrite / items before it",
-            _count(calm, False, _category("reworded"), items, lambda t: True),
+            _count(sessions, False, _category("reworded"), items, lambda t: True),
             prior.mutate,
         ),
         _rate(
             "forget",
             full,
             "items left out of the first rewrite after a compaction / items before it",
-            _count(calm, False, _left_out, items, lambda t: t.after_compaction),
+            _count(sessions, False, _left_out, items, lambda t: t.after_compaction),
             prior.forget,
         ),
         _rate(
@@ -213,7 +213,7 @@ def _junk(sessions: list[SessionAudit], labels: list[Label]) -> PerSession:
             junk[label.session] += label.added[0]
     out: PerSession = {}
     for s in sessions:
-        stem = s.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        stem = Path(s.path).stem
         chances = sum(1 for t in s.transitions if not t.keyed and _plain(t))
         if chances:
             out[stem] = (junk.get(stem, 0), chances)

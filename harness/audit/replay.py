@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 from tabulate import tabulate
 
-from harness.audit.model import Change, Compaction, Event, Item, TodoState, UserMessage
+from harness.audit.model import Change, Event, Item, TodoState, UserMessage
 from harness.audit.score import READS, judge, pair
 from harness.designs import designs
 from harness.sim import tokens
@@ -87,8 +87,6 @@ def steps(events: Iterable[Event]) -> list[Step]:
                     Step(before=previous.items, after=event.items, keyed=keyed, sanctioned=heard)
                 )
             previous, heard = event, False
-        elif isinstance(event, Compaction):
-            continue
     return out
 
 
@@ -186,7 +184,7 @@ def _send(
     before: TodoState,
     after: TodoState,
     out: DesignReplay,
-) -> Any:
+) -> Callable[[Change], bool]:
     """Send the list after; returns a predicate: was this change refused?"""
     pairs, removed, added = pair(before, after)
     if not driver.granular:
@@ -285,8 +283,8 @@ def run_replay(paths: list[Path], variants: list[Variant]) -> ReplayReport:
             reply += 1
             if classify_ending(last) == "claimed_done":
                 claimed += 1
-                final = [s for s in per_file[-1]] if per_file else []
-                items = final[-1].after if final else []
+                last_steps = per_file[-1] if per_file else []
+                items = last_steps[-1].after if last_steps else []
                 unfinished += any(i.status != "completed" for i in items)
     ending = Ending(
         sessions=len(sessions),

@@ -604,9 +604,9 @@ class SimPolicy:
             i.model_dump() for i in self.memory_list()
         ]:
             return Decision()  # nothing to change
-        rows, more = self._recall_faults(rows, protected, shown, held)
+        rows, more, mutated = self._recall_faults(rows, protected, shown, held)
         faults.extend(more)
-        faults.extend(self._stale_texts(rows, protected, held, more))
+        faults.extend(self._stale_texts(rows, protected, held, mutated))
         by_text = {i.text: i for i in held.values()}
         for row in rows:
             before = by_text.get(row.text) or held.get(row.id)
@@ -625,11 +625,11 @@ class SimPolicy:
         rows: list[TodoItem],
         protected: set[str],
         held: dict[str, TodoItem],
-        recorded: list[Fault],
+        mutated: set[str],
     ) -> list[Fault]:
         """Bookkeeping: a text written from a memory older than the store (compaction hid the
-        write that changed it) changes the item's text all the same."""
-        mutated = {f.detail.split("' -> '")[-1].rstrip("'") for f in recorded if f.kind == "mutate"}
+        write that changed it) changes the item's text all the same (`mutated`: the texts this
+        write's own mutation faults produced, already recorded)."""
         held_texts = {i.text for i in held.values()}
         return [
             Fault(
@@ -653,8 +653,10 @@ class SimPolicy:
         protected: set[str],
         shown_items: dict[str, TodoItem],
         held: dict[str, TodoItem],
-    ) -> tuple[list[TodoItem], list[Fault]]:
+    ) -> tuple[list[TodoItem], list[Fault], set[str]]:
+        """The rows after recall faults, the faults, and the texts its mutations produced."""
         faults: list[Fault] = []
+        mutated: set[str] = set()
         shown = set(shown_items)
         candidates = [r for r in rows if r.id in shown and r.id not in protected]
         dropped = {r.id for r in candidates if self.rng.random() < self._p(self.p.drop)}
@@ -695,6 +697,7 @@ class SimPolicy:
                     continue
                 new_text = options[0]
                 texts.add(new_text)
+                mutated.add(new_text)
                 kept[i] = row.model_copy(update={"text": new_text})
                 faults.append(Fault("mutate", "mutated_text", 0, f"'{row.text}' -> '{new_text}'"))
         if (
@@ -709,7 +712,7 @@ class SimPolicy:
         in_progress = [r for r in kept if r.status == "in_progress"]
         for extra in in_progress[1:]:
             kept[kept.index(extra)] = extra.model_copy(update={"status": "pending"})
-        return kept, faults
+        return kept, faults, mutated
 
 
 _TODO_TOOLS = {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}

@@ -12,7 +12,7 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample
 
 from harness.agent import EpisodeRecord
-from harness.scoring import COST_METRICS
+from harness.metrics import COST_METRICS
 from harness.sim.profiles import ProfileError, load_profile
 from harness.task import build_task
 from harness.variants import HEADLINE, PRODUCTS
