@@ -7,8 +7,8 @@ Installed: `inspect eval todo_bench/todo_bench -T variant=L4-inject+gate`; in a 
 from inspect_ai import Task, task
 
 # the `sim` and `recover` providers register on import (this module is the inspect entry point)
-from harness._registry import RecoverModel, SimModel
-from harness.task import build_task
+from harness.run.registry import RecoverModel, SimModel
+from harness.run.task import build_task
 
 __all__ = ["RecoverModel", "SimModel", "todo_bench"]
 

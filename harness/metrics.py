@@ -3,7 +3,7 @@ JSON fields, what `compare` watches and which way is better, and the README's me
 all come from this table (`tests/test_metrics.py` fails when one of them does not).
 
 To add a metric: one `Metric(...)` line here (in the order the scorer reports it), and its
-detector in `harness/scoring.py` (`detect` fills `Counts.values[name]`).
+detector in `harness/scoring/scorer.py` (`detect` fills `Counts.values[name]`).
 """
 
 from __future__ import annotations

@@ -87,12 +87,12 @@ def scripted(
 
 def harness_schemas() -> list[ToolDef]:
     """The harness's L3-granular tools as inspect sees them, each with a trivial body."""
-    from harness.ledger import Ledger
-    from harness.scenario import SCENARIO_DIR, load_file
+    from harness.episode.gate.tracker import TaskStateTracker
+    from harness.episode.ledger import Ledger
+    from harness.episode.tools import Episode, todo_tools, workspace_tools
+    from harness.episode.workspace import Workspace
+    from harness.suite.scenario import SCENARIO_DIR, load_file
     from harness.todo import LEVELS
-    from harness.tools import Episode, todo_tools, workspace_tools
-    from harness.tracker import TaskStateTracker
-    from harness.workspace import Workspace
 
     scenario = load_file(SCENARIO_DIR / "main_and_test.yaml")[0]
     workspace = Workspace.create(scenario)
@@ -129,7 +129,7 @@ def run(turns: list[list[int]], epochs: int, log_dir: str, tools: str = "note") 
         scorer=turns_scorer(),
     )
     # on equal terms with the harness, which skips inspect's per-sample openai/anthropic state
-    # for models that keep none (harness/runner.py): mockllm keeps none either
+    # for models that keep none (harness/run/runner.py): mockllm keeps none either
     from inspect_ai.model import _assistant_internal as internal
 
     flags = {

@@ -1,7 +1,7 @@
 """Fit `sim/field` on the real-session corpus: audit it, fit the list-fault rates with their
 intervals (`harness.audit.field`), and write `results/field/rates.json` (every rate with its
 evidence), `results/field/rates.md` (the table docs/field.md quotes) and the profile the simulated
-agent loads, `harness/sim/field.yaml`. Derived numbers only: no session text is written.
+agent loads, `harness/models/sim/field.yaml`. Derived numbers only: no session text is written.
 
     .venv/bin/python scripts/fit_field.py [--corpus ../shared/realtraces]
 """
@@ -21,7 +21,7 @@ from harness.audit.labels import load_labels
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "results" / "field"
-PROFILE = ROOT / "harness" / "sim" / "field.yaml"
+PROFILE = ROOT / "harness" / "models" / "sim" / "field.yaml"
 
 
 def table(rates: FieldRates) -> str:

@@ -26,9 +26,9 @@ from typing import Any
 from tabulate import tabulate
 
 from harness.progress import RunProgress
-from harness.runner import RunPlan, run
+from harness.run.runner import RunPlan, run
 from harness.todo import LEVELS
-from harness.variants import parse_variants
+from harness.todo.variants import parse_variants
 
 OPS = 20_000
 
@@ -100,7 +100,7 @@ def calls_per_turn(out: Path) -> list[list[int]]:
     """Per episode of a harness run, the tool calls of each model turn (from its ledgers)."""
     from inspect_ai.log import read_eval_log
 
-    from harness.agent import EpisodeRecord
+    from harness.episode.record import EpisodeRecord
 
     episodes = []
     for path in sorted((out / "logs").glob("*/*.eval")):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate every committed simulated-agent result with the code as it stands: after a change
 # that bumps the task or sim version (harness/versions.py, CHANGELOG.md), the committed summaries
-# carry the old one and tests/test_committed_results.py says so. 25-30 minutes on 2 cores.
+# carry the old one and tests/results/test_committed_results.py says so. 25-30 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make install >/dev/null

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # retry N COMMAND...: run COMMAND until it succeeds, at most N times, waiting 2, 4, 8, ... s
 # between attempts (a package index that drops a connection once costs a retry, not the run).
-# Sourced by scripts/local_model.sh; tests/test_local_model.py runs it against a flaky server.
+# Sourced by scripts/local_model.sh; tests/models/test_local_model.py runs it against a flaky server.
 retry() {
   local attempts=$1 wait=2 n=1
   shift

@@ -22,7 +22,7 @@ import pandas as pd
 import statsmodels.api as sm
 from tabulate import tabulate
 
-from harness.report import Summary, price_for, read_summary
+from harness.results.report import Summary, price_for, read_summary
 
 OUT = Path("results/scaling")
 VARIANTS = (

@@ -7,10 +7,11 @@ For every model call in the given simulated-agent logs, the exact prompt the loc
 read is rendered by the server's own chat template (`/apply-template`, tools included) and
 counted by its tokenizer (`/tokenize`); the reply is counted as what it adds to the rendered
 conversation. Checked first on the committed real-model logs, where the same rendering must give
-the prompt tokens the server reported. Then the estimate of `harness/sim/tokens.py` is fitted by
+the prompt tokens the server reported. Then the estimate of `harness/models/sim/tokens.py` is
+fitted by
 least squares (statsmodels) on its parts - characters of message text, of tool-call JSON, of
 tool schemas, messages, tools - fitted on half of the scenarios and tested on the other half,
-and refitted on all for the coefficients to paste into `harness/sim/tokens.py`. Writes
+and refitted on all for the coefficients to paste into `harness/models/sim/tokens.py`. Writes
 `results/token-calibration/calibration.md` and `.json`.
 """
 
@@ -35,7 +36,7 @@ from statsmodels.regression.linear_model import OLS
 from tabulate import tabulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness.sim import tokens  # noqa: E402
+from harness.models.sim import tokens  # noqa: E402
 
 PROMPT = ["text_chars", "call_chars", "schema_chars", "messages", "tools"]
 REPLY = ["text_chars", "call_chars", "calls"]
@@ -260,17 +261,17 @@ def main() -> int:
             test["exact_out"].to_numpy(float),
         ),
         error_row(
-            "harness/sim/tokens.py as it stands, sim prompts",
+            "harness/models/sim/tokens.py as it stands, sim prompts",
             np.asarray([tokens.prompt_tokens(_parts(r, "in")) for _, r in frame.iterrows()]),
             exact_in,
         ),
         error_row(
-            "harness/sim/tokens.py as it stands, sim replies",
+            "harness/models/sim/tokens.py as it stands, sim replies",
             np.asarray([tokens.reply_tokens(_parts(r, "out")) for _, r in frame.iterrows()]),
             exact_out,
         ),
         error_row(
-            "harness/sim/tokens.py as it stands, the committed real-model run's prompts",
+            "harness/models/sim/tokens.py as it stands, the committed real-model run's prompts",
             real["estimate"].to_numpy(float),
             real["reported"].to_numpy(float),
         ),

@@ -11,12 +11,16 @@ from typing import Any
 
 from inspect_ai.tool import ToolError
 
-from harness.ledger import Ledger, UserTurnEvent
-from harness.scenario import Scenario
+from harness.episode.gate.tracker import TaskStateTracker
+from harness.episode.ledger import Ledger, UserTurnEvent
+from harness.episode.tools import Episode, todo_tools, workspace_tools
+from harness.episode.workspace import Workspace
+from harness.suite.scenario import Scenario
 from harness.todo import LEVELS
-from harness.tools import Episode, todo_tools, workspace_tools
-from harness.tracker import TaskStateTracker
-from harness.workspace import Workspace
+
+#: the checkout (tests are one folder deeper or more; they find files from here)
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
 
 DOCS = Scenario.model_validate(
     {
@@ -105,7 +109,7 @@ def items(*rows: tuple[str, str, str]) -> list[dict[str, str]]:
 
 def load_script(name: str) -> ModuleType:
     """`scripts/<name>.py` as a module (scripts/ is not a package)."""
-    path = Path(__file__).parents[1] / "scripts" / f"{name}.py"
+    path = ROOT / "scripts" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -11,7 +11,7 @@ from inspect_ai.log import EvalSample
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ModelOutput, ModelUsage, get_model
 from inspect_ai.tool import ToolCall, ToolInfo
 
-from harness.task import build_task
+from harness.run.task import build_task
 
 Call = tuple[str, dict[str, Any]]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import build_parser
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 TOP = ("harness/", "scripts/", "tests/", "results/", "docs/", "scenarios/", "examples/", "evals/")
 PATH = re.compile(r"`((?:" + "|".join(re.escape(t) for t in TOP) + r")[^`\s]*)`")

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from harness.matcher import match_subtasks, related, tokens
-from harness.scenario import load_scenarios
+from harness.suite.scenario import load_scenarios
 
 SCENARIOS = {s.id: s for s in load_scenarios()}
 LABELS = yaml.safe_load(Path("tests/data/matcher_labels.yaml").read_text(encoding="utf-8"))

@@ -3,14 +3,13 @@ missing from any of the places it must reach fails here."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from harness.compare import WATCHED as COMPARE_WATCHED
 from harness.metrics import BY_NAME, DECLARED, METRICS, TABLES, WATCHED
-from harness.publish import COLUMNS
-from harness.scoring import Counts
+from harness.results.compare import WATCHED as COMPARE_WATCHED
+from harness.results.publish import COLUMNS
+from harness.scoring.scorer import Counts
+from tests.helpers import ROOT
 
-REFERENCE = (Path(__file__).resolve().parent.parent / "docs" / "metrics.md").read_text("utf-8")
+REFERENCE = (ROOT / "docs" / "metrics.md").read_text("utf-8")
 
 
 def test_every_metric_is_declared_once_with_a_doc_and_a_direction() -> None:

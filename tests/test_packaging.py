@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import ROOT
+
 pytestmark = pytest.mark.heavy
 
-ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted(p.stem for p in (ROOT / "scenarios").glob("*.yaml"))
 
 
@@ -51,8 +52,12 @@ def test_the_wheel_ships_the_scenarios_and_the_inspect_package(wheel: Path) -> N
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {f"harness/scenarios/{s}.yaml" for s in SHIPPED} <= names
     assert {"todo_bench/todo_bench.py", "todo_bench/README.md", "todo_bench/listing.yaml"} <= names
-    assert {"harness/prices.yaml", "harness/py.typed", "harness/heuristic_rules.yaml"} <= names
-    assert "harness/sim/field.yaml" in names  # sim/field loads it
+    assert {
+        "harness/results/prices.yaml",
+        "harness/py.typed",
+        "harness/episode/gate/heuristic_rules.yaml",
+    } <= names
+    assert "harness/models/sim/field.yaml" in names  # sim/field loads it
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "todo_bench = todo_bench.todo_bench" in text

@@ -30,7 +30,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from harness.audit.labels import Label
 from harness.audit.model import AuditReport, SessionAudit, Transition
-from harness.sim.profiles import Profile, load_profile
+from harness.models.sim.profiles import Profile, load_profile
 
 MIN_OPPORTUNITIES = 30
 MIN_SESSIONS = 3

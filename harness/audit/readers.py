@@ -439,7 +439,7 @@ def _inspect(path: Path) -> list[Session]:
         log = read_eval_log(str(path))
     except Exception as error:  # inspect raises several types for a file that is not a log
         raise AuditError(f"not a readable inspect log: {error}") from error
-    from harness.agent import EpisodeRecord
+    from harness.episode.record import EpisodeRecord
 
     sessions: list[Session] = []
     for sample in log.samples or []:

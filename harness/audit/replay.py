@@ -31,11 +31,11 @@ from tabulate import tabulate
 
 from harness.audit.model import Change, Event, Item, TodoState, UserMessage
 from harness.audit.score import READS, judge, pair
-from harness.designs import designs
-from harness.sim import tokens
-from harness.sim.dialects import classic_names, to_product
+from harness.models.sim import tokens
+from harness.models.sim.dialects import classic_names, to_product
 from harness.todo.base import MAX_ITEMS, STATUSES, TodoItem, TodoRejected, TodoStore
-from harness.variants import Variant
+from harness.todo.registry import designs
+from harness.todo.variants import Variant
 
 #: the categories a design can catch
 WATCHED = ("dropped", "reworded")
@@ -100,7 +100,7 @@ class _Driver:
 
     def __init__(self, variant: Variant) -> None:
         self.cls = designs()[variant.design]
-        # built as the harness builds it (harness.agent), so its caps are the benchmark's
+        # built as the harness builds it (harness.episode.loop), so its caps are the benchmark's
         self.cap = None if variant.uncapped else MAX_ITEMS
         self.specs = {spec.name: spec for spec in self.cls.tool_specs()}
         self.offered = set(self.specs)
@@ -267,7 +267,7 @@ class ReplayReport(BaseModel):
 def run_replay(paths: list[Path], variants: list[Variant]) -> ReplayReport:
     """Replay every readable session of these files through every design."""
     from harness.audit.readers import AuditError, final_reply, read
-    from harness.ending import classify_ending
+    from harness.episode.ending import classify_ending
 
     sessions: list[list[Step]] = []
     reply = claimed = unfinished = 0
@@ -326,7 +326,7 @@ def render(report: ReplayReport, fmt: str = "md") -> str:
         "make them; over cap: transitions whose list exceeds the design's 20-item cap. A real "
         "agent would have reacted to a refusal: these are first-try counts.\n\n"
         f"Endings: {e.with_reply} of {e.sessions} session logs hold the agent's last message; "
-        f"{e.claimed_done} read as a claim of completion (harness/ending.py), "
+        f"{e.claimed_done} read as a claim of completion (harness/episode/ending.py), "
         f"{e.claimed_with_unfinished} of them with unfinished items on the list (what the "
         "completion gate would refuse)."
     )

@@ -1,30 +1,48 @@
 """Todo designs under test, one file per design on the `TodoStore` interface.
 
-The registry of designs by name is `harness.designs.designs()`: the seed's levels and the designs
-real products ship (both registered through the `todo_bench.designs` entry points in
-`pyproject.toml`), and any design a user registers the same way or with `--design module:Class`.
+A design author imports from here: `TodoStore`, `TodoItem`, `TodoRejected`, `ToolSpec`,
+`render`. The registry of designs by name is `designs()` (`harness/todo/registry.py`): the seed's
+levels and the designs real products ship (both registered through the `todo_bench.designs`
+entry points in `pyproject.toml`), and any design a user registers the same way or with
+`--design module:Class`. The built-in design classes load on first use.
 """
 
-from harness.todo.base import TodoItem, TodoRejected, TodoStore, render
-from harness.todo.cc_tasks import ClaudeTasksStore
-from harness.todo.cc_todowrite import ClaudeTodoWriteStore
-from harness.todo.codex_plan import CodexPlanStore
-from harness.todo.granular import GranularStore
-from harness.todo.inspect_todo_write import InspectTodoWriteStore
-from harness.todo.rewrite import RewriteStore
-from harness.todo.textlock import TextLockStore
-from harness.todo.whitelist import WhitelistStore
+from typing import TYPE_CHECKING
 
-#: the seed's levels (L4 is L3 with injection)
-LEVELS: dict[str, type[TodoStore]] = {
-    "L0": RewriteStore,
-    "L1": TextLockStore,
-    "L2": WhitelistStore,
-    "L3": GranularStore,
-}
+from harness._face import lazy
+from harness.todo.base import CapExceeded, TodoItem, TodoRejected, TodoStore, render
+from harness.todo.specs import TodoInput, ToolSpec
+
+if TYPE_CHECKING:
+    from harness.todo.cc_tasks import ClaudeTasksStore
+    from harness.todo.cc_todowrite import ClaudeTodoWriteStore
+    from harness.todo.codex_plan import CodexPlanStore
+    from harness.todo.granular import GranularStore
+    from harness.todo.inspect_todo_write import InspectTodoWriteStore
+    from harness.todo.registry import LEVELS, designs
+    from harness.todo.rewrite import RewriteStore
+    from harness.todo.textlock import TextLockStore
+    from harness.todo.whitelist import WhitelistStore
+
+__getattr__ = lazy(
+    __name__,
+    {
+        "ClaudeTasksStore": "harness.todo.cc_tasks",
+        "ClaudeTodoWriteStore": "harness.todo.cc_todowrite",
+        "CodexPlanStore": "harness.todo.codex_plan",
+        "GranularStore": "harness.todo.granular",
+        "InspectTodoWriteStore": "harness.todo.inspect_todo_write",
+        "LEVELS": "harness.todo.registry",
+        "designs": "harness.todo.registry",
+        "RewriteStore": "harness.todo.rewrite",
+        "TextLockStore": "harness.todo.textlock",
+        "WhitelistStore": "harness.todo.whitelist",
+    },
+)
 
 __all__ = [
     "LEVELS",
+    "CapExceeded",
     "ClaudeTasksStore",
     "ClaudeTodoWriteStore",
     "CodexPlanStore",
@@ -32,9 +50,12 @@ __all__ = [
     "InspectTodoWriteStore",
     "RewriteStore",
     "TextLockStore",
+    "TodoInput",
     "TodoItem",
     "TodoRejected",
     "TodoStore",
+    "ToolSpec",
     "WhitelistStore",
+    "designs",
     "render",
 ]

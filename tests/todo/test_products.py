@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from harness.designs import DesignError, designs, load
 from harness.todo import (
     ClaudeTasksStore,
     ClaudeTodoWriteStore,
@@ -12,7 +11,8 @@ from harness.todo import (
     InspectTodoWriteStore,
 )
 from harness.todo.base import TodoRejected
-from harness.variants import PRODUCTS, parse_variants
+from harness.todo.registry import DesignError, designs, load
+from harness.todo.variants import PRODUCTS, parse_variants
 
 
 def todos(*rows: tuple[str, str]) -> list[dict[str, str]]:
@@ -113,8 +113,8 @@ def test_a_design_loaded_by_module_and_class() -> None:
 
 
 def test_the_products_have_no_item_cap_and_the_seed_levels_do() -> None:
-    from harness.designs import designs
     from harness.todo.base import MAX_ITEMS
+    from harness.todo.registry import designs
 
     for name in ("cc-todowrite", "cc-tasks", "codex-plan", "inspect-todo_write"):
         assert designs()[name](MAX_ITEMS).max_items is None, name

@@ -1,0 +1,51 @@
+"""The `todo-bench` command: run the benchmark, publish and compare its results, audit real
+sessions, check scenarios. One module per command group, each adding its own sub-parser."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from harness.cli import compare, publishing, run, scenarios, sessions
+from harness.cli.args import Parser
+from harness.models.sim.profiles import ProfileError
+from harness.results.provenance import project_version
+from harness.run.benchmark import UsageError
+from harness.suite.scenario import ScenarioError
+
+#: the command groups, in the order `--help` lists them
+GROUPS = (run, publishing, compare, sessions, scenarios)
+DESCRIPTION = (
+    "Run the benchmark, publish and compare its results, audit real sessions, check scenarios."
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="todo-bench", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"todo-bench {project_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for group in GROUPS:
+        group.add(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe shows up here, inside the handler, not at exit
+        return code
+    except BrokenPipeError:
+        # `todo-bench scenarios schema | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (UsageError, ScenarioError, ProfileError, ValueError) as error:
+        print(f"todo-bench: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("todo-bench: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+
+
+__all__ = ["build_parser", "main"]

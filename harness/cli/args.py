@@ -1,0 +1,64 @@
+"""What every command group shares: the one-line-error parser, number types, reading a
+summary named on the command line."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import NoReturn, TypeAlias
+
+from harness.results.summary import SCHEMA_VERSION, Summary, read_summary
+from harness.run.benchmark import UsageError
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its errors in one line (no usage dump), exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+#: the sub-parser collection each command group adds its commands to
+Commands: TypeAlias = "argparse._SubParsersAction[Parser]"
+
+
+def positive(text: str) -> int:
+    value = integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def non_negative(text: str) -> int:
+    value = integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def summary_path(path: str) -> Path:
+    candidate = Path(path)
+    if candidate.is_dir():
+        candidate = candidate / "summary.json"
+    if not candidate.is_file():
+        raise UsageError(f"{path}: no summary.json found")
+    return candidate
+
+
+def read(path: str) -> Summary:
+    source = summary_path(path)
+    try:
+        return read_summary(source)
+    except ValueError as error:
+        first = str(error).splitlines()
+        reason = first[1].strip() if len(first) > 1 else first[0] if first else "invalid"
+        raise UsageError(
+            f"{source}: not a todo-bench summary of schema version {SCHEMA_VERSION} ({reason})"
+        ) from error

@@ -1,0 +1,140 @@
+"""Commands on a finished run: report, leaderboard, rescore, gate-accuracy, factorial."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.cli.args import Commands, read
+from harness.results.publish import FORMATS, leaderboard
+from harness.run.benchmark import UsageError
+
+
+def cmd_rescore(args: argparse.Namespace) -> int:
+    """Re-score a run's kept logs with today's scorer (inspect's own `score`), then summarize."""
+    from inspect_ai import score as inspect_score
+    from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
+
+    from harness.results.report import read_run, summarize
+    from harness.results.summary import price_for
+    from harness.run.benchmark import RunRecord, publish_run
+    from harness.scoring.scorer import todo_scorer
+    from harness.versions import TASK_VERSION
+
+    run_dir = Path(args.run)
+    try:
+        record = RunRecord.model_validate_json((run_dir / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise UsageError(f"{run_dir}: no readable run.json (a todo-bench run folder)") from error
+    logs = list_eval_logs(str(run_dir / "logs"), recursive=True)
+    if not logs:
+        raise UsageError(f"{run_dir}: no kept logs under logs/ to re-score")
+    for info in logs:
+        log = read_eval_log(info)
+        if log.status != "success":
+            continue  # an unfinished variant: resume the run, then re-score
+        rescored = inspect_score(log, [todo_scorer()], action="overwrite", display="none")
+        write_eval_log(rescored, info.name)
+    results, problems = read_run(run_dir / "logs")
+    if not results:
+        raise UsageError(f"{run_dir}: no successful logs to summarize")
+    origin = record.provenance.model_copy(update={"task_version": TASK_VERSION})
+    summary = summarize(
+        results,
+        seed=record.seed,
+        price=price_for(record.model),
+        provenance=origin,
+        problems=problems,
+        expected=record.variants,
+    )
+    print(publish_run(summary, run_dir))
+    print(f"re-scored {len(logs)} logs in {run_dir} with task version {TASK_VERSION}")
+    return 0 if summary.complete else 1
+
+
+def cmd_gate_accuracy(args: argparse.Namespace) -> int:
+    from harness.results.gate_report import accuracy_table
+
+    print(accuracy_table(read(args.run), by_scenario=args.by_scenario))
+    return 0
+
+
+def cmd_factorial(args: argparse.Namespace) -> int:
+    from harness.results.factorial import effects_table, main_effects
+
+    try:
+        effects = main_effects(read(args.run), [m.strip() for m in args.metrics.split(",")])
+    except ValueError as error:
+        raise UsageError(f"{args.run}: {error}") from error
+    print(effects_table(effects))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    run_dir = Path(args.run)
+    summary = read(args.run)
+    folder = run_dir if run_dir.is_dir() else run_dir.parent
+    for name, render in FORMATS.values():
+        if name is not None:
+            (folder / name).write_text(render(summary), encoding="utf-8")
+            print(folder / name)
+    return 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    print(leaderboard(read(args.run), args.format))
+    return 0
+
+
+def add(sub: Commands) -> None:
+    """Commands on a finished run: report, gate-accuracy, factorial, rescore, leaderboard."""
+    rep = sub.add_parser(
+        "report", help="write a run's leaderboard as md, html, tex and csv (json: summary.json)"
+    )
+    rep.add_argument("run", help="run folder or summary.json")
+    rep.set_defaults(func=cmd_report)
+
+    acc = sub.add_parser(
+        "gate-accuracy",
+        help="the deployable gate (+heuristic) against the oracle: precision, recall, false "
+        "blocks, missed false completions",
+    )
+    acc.add_argument("run", help="run folder or summary.json")
+    acc.add_argument("--by-scenario", action="store_true", help="one row per variant x scenario")
+    acc.set_defaults(func=cmd_gate_accuracy)
+
+    fac = sub.add_parser(
+        "factorial",
+        help="the main effect of each switch (+heuristic, +planner, ...) on a run of "
+        "--variants seed-factorial, clustered by scenario",
+    )
+    fac.add_argument("run", help="run folder or summary.json")
+    fac.add_argument(
+        "--metrics",
+        default="task_success,false_completion,blocked_completions,false_blocks,turns,input_tokens",
+        help="comma-separated metrics (summary.json names)",
+    )
+    fac.set_defaults(func=cmd_factorial)
+
+    resc = sub.add_parser(
+        "rescore",
+        help="re-score a run's kept logs with today's scorer, then rewrite its summary",
+        description="Runs today's scorer over the run's kept inspect logs (inspect's own score) "
+        "and writes summary.json and leaderboard.md again, recording today's task version: a "
+        "detector fix costs seconds, not a rerun. It assumes what changed since the logs were "
+        "made is scoring only (detectors, checks, matcher); a change to prompts, tools or the "
+        "loop needs a rerun.",
+    )
+    resc.add_argument("run", help="run folder (with run.json and logs/)")
+    resc.set_defaults(func=cmd_rescore)
+
+    board = sub.add_parser("leaderboard", help="print a run's leaderboard")
+    board.add_argument("run", help="run folder or summary.json")
+    board.add_argument(
+        "--format",
+        default="md",
+        choices=list(FORMATS),
+        help="md (default, every column), brief (the headline columns in 120 columns), a "
+        "self-contained html page, latex (booktabs), csv or json",
+    )
+    board.set_defaults(func=cmd_leaderboard)

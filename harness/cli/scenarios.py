@@ -1,0 +1,90 @@
+"""`todo-bench scenarios`: list, validate, check or print the schema of scenario files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from harness.cli.args import Commands
+from harness.run.benchmark import UsageError
+from harness.suite.scenario import (
+    SCENARIO_DIR,
+    Scenario,
+    ScenarioError,
+    check_unique_prompts,
+    json_schema,
+    load_scenarios,
+)
+
+
+def cmd_scenarios(args: argparse.Namespace) -> int:
+    if args.action == "schema":
+        print(json_schema())
+        return 0
+    if args.action == "check":
+        from harness.run.scenario_check import check_files
+
+        paths = (
+            [Path(p) for p in args.paths]
+            if args.paths
+            else sorted(Path(args.scenario_dir).glob("*.yaml"))
+        )
+        if not paths:
+            raise UsageError(f"{args.scenario_dir}: no *.yaml scenario files found")
+        lines, code = check_files(paths)
+        for line in lines:
+            print(line)
+        print(f"{len(paths)} scenario files checked: {len(lines)} problems", file=sys.stderr)
+        return code
+    if args.action == "validate":
+        return _validate(
+            [Path(p) for p in args.paths] or sorted(Path(args.scenario_dir).glob("*.yaml")),
+            args.scenario_dir,
+        )
+    scenarios = load_scenarios(Path(args.scenario_dir))
+    from tabulate import tabulate
+
+    rows = [[s.id, ",".join(s.tags), len(s.subtasks), s.title] for s in scenarios]
+    print(tabulate(rows, headers=["id", "tags", "subtasks", "title"], tablefmt="github"))
+    return 0
+
+
+def _validate(files: list[Path], folder: str) -> int:
+    """Every file on its own line, each verified even after a failure; exit 2 if any fails."""
+    from harness.run.scenario_check import load_verified
+
+    if not files:
+        raise UsageError(f"{folder}: no *.yaml scenario files found")
+    loaded: list[tuple[Path, Scenario]] = []
+    failures = 0
+    for path in files:
+        try:
+            loaded += [(path, s) for s in load_verified(path)]
+            print(f"ok  {path}")
+        except ScenarioError as error:
+            print(f"ERR {error}")
+            failures += 1
+    try:
+        check_unique_prompts(loaded)
+    except ScenarioError as error:
+        print(f"ERR {error}")
+        failures += 1
+    print(f"{len(files) - failures} of {len(files)} scenario files valid", file=sys.stderr)
+    return 2 if failures else 0
+
+
+def add(sub: Commands) -> None:
+    """Scenario files: list, schema, check."""
+    scen = sub.add_parser(
+        "scenarios",
+        help="list, validate, check (replay, gate, sensitivity, lint) or print the schema",
+        description="check exits 0 when every scenario is sound, 1 when it finds problems, "
+        "2 when a file is not a valid scenario; one line per problem names file and field.",
+    )
+    scen.add_argument("action", choices=["list", "validate", "check", "schema"])
+    scen.add_argument("paths", nargs="*", help="scenario files (default: the scenario dir)")
+    scen.add_argument(
+        "--scenario-dir", default=str(SCENARIO_DIR), help="folder of scenario YAML files"
+    )
+    scen.set_defaults(func=cmd_scenarios)

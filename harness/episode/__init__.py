@@ -1,0 +1,32 @@
+"""One episode: the agent loop (`loop`), the workspace and its tools, the ledger (the
+harness's own record), outcome checks, user turns, compaction, prompts, the end classifier, and
+the completion gate (`episode/gate/`). The record (`record`) is pure data for readers of logs."""
+
+from typing import TYPE_CHECKING
+
+from harness._face import lazy
+
+if TYPE_CHECKING:
+    from harness.episode.ledger import Ledger
+    from harness.episode.loop import todo_agent
+    from harness.episode.record import EpisodeRecord, take_record
+    from harness.episode.workspace import Workspace
+
+__getattr__ = lazy(
+    __name__,
+    {
+        "EpisodeRecord": "harness.episode.record",
+        "take_record": "harness.episode.record",
+        "Ledger": "harness.episode.ledger",
+        "Workspace": "harness.episode.workspace",
+        "todo_agent": "harness.episode.loop",
+    },
+)
+
+__all__ = [
+    "EpisodeRecord",
+    "Ledger",
+    "Workspace",
+    "take_record",
+    "todo_agent",
+]

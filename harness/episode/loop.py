@@ -1,0 +1,421 @@
+"""The one agent loop of every variant: tools, injection, reminder, user turns, compaction, gate."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import transcript
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    Model,
+    ModelOutput,
+    execute_tools,
+    get_model,
+)
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.tool import ToolInfo
+from pydantic import JsonValue
+
+from harness import progress
+from harness.episode import prompts
+from harness.episode.checks import run_checks
+from harness.episode.compaction import compact
+from harness.episode.ending import classify_ending
+from harness.episode.gate import verdict as gate
+from harness.episode.gate.heuristic import HeuristicTracker, KeywordTable
+from harness.episode.gate.planner import intent_plan
+from harness.episode.gate.tracker import TaskStateTracker
+from harness.episode.ledger import (
+    AssistantEvent,
+    ClaimEvent,
+    CompactionEvent,
+    ExtensionEvent,
+    Ledger,
+    MalformedCallEvent,
+    NudgeEvent,
+    PlanEvent,
+    PlanTickEvent,
+    TickEvent,
+    TodoEvent,
+    WorkspaceEvent,
+    prompt_tokens,
+)
+from harness.episode.record import RECOVERED, EpisodeRecord, scenario_of
+from harness.episode.tools import Episode, todo_tools, workspace_tools
+from harness.episode.user_turns import UserScript, apply
+from harness.episode.workspace import Workspace
+from harness.suite.scenario import Scenario, UserTurn
+from harness.todo import render
+from harness.todo.base import MAX_ITEMS
+from harness.todo.registry import designs
+from harness.todo.variants import Variant
+
+REMIND_AFTER = 3
+#: CompletionLoop: answers refused for doing nothing, at most, per episode
+MAX_NUDGES = 3
+#: LoopController: at most this many extensions, each max(MIN_EXTENSION, max_turns / 4) turns
+MAX_EXTENSIONS = 3
+MIN_EXTENSION = 5
+
+
+@solver
+def todo_agent(variant: Variant, rules: KeywordTable | None = None) -> Solver:
+    """Run one scenario under one variant; the ledger and workspace go to the sample store."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        scenario = scenario_of(state)
+        workspace = Workspace.create(scenario)
+        episode = Episode(
+            store=designs()[variant.design](None if variant.uncapped else MAX_ITEMS),
+            workspace=workspace,
+            ledger=Ledger(scenario=scenario.id, variant=variant.label),
+            tracker=TaskStateTracker(scenario, workspace),
+        )
+        loop = _Loop(variant, scenario, episode, list(state.messages), rules)
+        try:
+            await loop.run()
+        finally:
+            try:
+                checks = run_checks(workspace, scenario)
+                final_files = workspace.files()
+            finally:
+                workspace.cleanup()
+            record = state.store_as(EpisodeRecord)
+            record.ledger = episode.ledger.model_dump(mode="json")
+            record.checks = [c.model_dump() for c in checks]
+            record.final_files = final_files
+            record.task_state = episode.tracker.snapshot()
+            progress.episode_done()
+        state.messages = [ChatMessageSystem(content=prompts.SYSTEM), *loop.history]
+        return state
+
+    return solve
+
+
+class _SharedToolInfo(ToolInfo):
+    """A tool schema inspect need not copy: inspect deep-copies every schema on every model
+    call (twice) so that providers and hooks may change them; for a provider that says it only
+    reads them (the simulated agent), that was the largest per-turn cost of a sim run."""
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> _SharedToolInfo:
+        return self
+
+
+class _Loop:
+    """One episode's turns, in this order each turn (`run`): extend the budget while the deployed
+    tracker progresses; ask the model (the list injected into the system prompt for L4); record
+    the turn; run its tool calls (each recorded in the ledger and ticking the tracker; a reminder
+    joins the results after three turns without a todo call), or judge its final message (the
+    gate or CompletionLoop may refuse it; a pending user turn is delivered instead of ending);
+    deliver the user turns now due; compact the context where the scenario says. The episode ends
+    on an accepted final message, or when the budget is spent (`gate_exhausted` if the last claim
+    was refused)."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        scenario: Scenario,
+        episode: Episode,
+        history: list[ChatMessage],
+        rules: KeywordTable | None = None,
+    ) -> None:
+        self.variant = variant
+        self.rules = rules
+        self.scenario = scenario
+        self.episode = episode
+        self.history: list[ChatMessage] = [
+            m for m in history if not isinstance(m, ChatMessageSystem)
+        ]
+        self.tools = [*todo_tools(episode), *workspace_tools(episode)]
+        self.todo_names = {spec.name for spec in episode.store.tool_specs()}
+        self.tool_names = [tool.name for tool in self.tools]
+        # built once: inspect would otherwise re-derive every schema on every model call
+        info = _SharedToolInfo if getattr(get_model().api, "READS_TOOLS_ONLY", False) else ToolInfo
+        self.tool_infos = [
+            info(name=t.name, description=t.description, parameters=t.parameters)
+            for t in self.tools
+        ]
+        self.turns_without_todo = 0
+        #: the deployable gate's tracker: built from the agent's first todo list (+heuristic)
+        self.deployed: HeuristicTracker | None = None
+        self.user = UserScript(list(scenario.user_turns))
+        self.called: set[str] = set()  # tools that have succeeded, for `when: tool_called`
+        episode.on_tick = self._ticked
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.episode.ledger
+
+    def _ticked(self, subtask_ids: list[str]) -> None:
+        transcript().info(
+            {
+                "event": "task_state_updated",
+                "ticked": list[JsonValue](subtask_ids),
+                "state": self.episode.tracker.summary(),
+            },
+            source="task_state_tracker",
+        )
+
+    def system_message(self) -> ChatMessageSystem:
+        text = prompts.SYSTEM
+        if self.variant.inject:
+            rendered = render(self.episode.store.items)
+            text += "\n\n" + prompts.INJECTED_LIST.format(rendered=rendered)
+        return ChatMessageSystem(content=text)
+
+    async def run(self) -> None:
+        """The turns of the episode (see the class docstring)."""
+        tracker = self.episode.tracker
+        transcript().info(
+            {"event": "task_state_init", "state": tracker.summary(), "gate": self.variant.gate},
+            source="task_state_tracker",
+        )
+        model = get_model()
+        if self.variant.planner:
+            await self._intent_plan(model)
+        blocked_last = False
+        budget, turn, progress = self.scenario.max_turns, 0, 0
+        while True:
+            turn += 1
+            if turn > budget:
+                budget, progress = self._extend(turn, budget, progress)
+                if turn > budget:
+                    break
+            self.episode.turn = turn
+            self.ledger.turns = turn
+            output = await model.generate([self.system_message(), *self.history], self.tool_infos)
+            self._log_tools_once(turn)
+            message = output.message
+            self.history.append(message)
+            self._record_turn(turn, output)
+            blocked_last = False
+            if message.tool_calls:
+                await self._run_tools(turn, message)
+            else:
+                outcome = self._final_message(turn, message.text)
+                if outcome == "ended":
+                    return
+                blocked_last = outcome == "blocked"
+            done, called = self.episode.tracker.done, self.called
+            self._deliver(turn, self.user.due(turn, done, called))
+            self._maybe_compact(turn)
+        # a budget spent while the gate was refusing the last claim is the gate's doing
+        self.ledger.end_reason = "gate_exhausted" if blocked_last else "budget_exhausted"
+
+    def _log_tools_once(self, turn: int) -> None:
+        """The episode's tool schemas never change, so the log keeps them on its first model
+        event only: inspect logs every call's schemas (about 10 KB here), which was ~40% of a
+        sample's log and of the time spent condensing and writing it. `inspect view` shows
+        them on the first model event of the sample."""
+        event = transcript().history.last_event
+        if (
+            turn > 1
+            and isinstance(event, ModelEvent)
+            and [t.name for t in event.tools] == self.tool_names
+        ):
+            event.tools = []
+
+    def _extend(self, turn: int, budget: int, progress: int) -> tuple[int, int]:
+        """LoopController: a spent budget grows by a bounded step while the deployed tracker
+        (the heuristic one, else the oracle's) has ticked more since the last look."""
+        ticked = (
+            self.deployed.snapshot()["done"]
+            if self.deployed is not None
+            else len(self.episode.tracker.done)
+        )
+        extensions = len(self.ledger.of(ExtensionEvent))
+        if not self.variant.loop_controller or ticked <= progress or extensions >= MAX_EXTENSIONS:
+            return budget, progress
+        budget += max(MIN_EXTENSION, self.scenario.max_turns // 4)
+        self.ledger.events.append(ExtensionEvent(turn=turn - 1, budget=budget))
+        return budget, ticked
+
+    async def _intent_plan(self, model: Model) -> None:
+        """+planner: one structured-output call plans the request before the first turn."""
+        request = next((m.text for m in self.history if isinstance(m, ChatMessageUser)), "")
+        event = await intent_plan(model, request)
+        self.ledger.events.append(event)
+        if event.items:
+            self._deploy(0, event.items, "planner")
+        else:
+            transcript().info(
+                {"event": "intent_planner_failed", "error": event.error}, source="intent_planner"
+            )
+
+    def _plan(self, turn: int) -> None:
+        """+heuristic: without a planner's plan, the agent's first non-empty todo list becomes
+        the deployed plan."""
+        if not self.variant.heuristic or self.deployed is not None:
+            return
+        texts = [item.text for item in self.episode.store.items]
+        if texts:
+            self._deploy(turn, texts, "todo_list")
+
+    def _deploy(self, turn: int, texts: list[str], source: Literal["todo_list", "planner"]) -> None:
+        self.deployed = HeuristicTracker(texts, self.rules)
+        self.ledger.events.append(PlanEvent(turn=turn, items=texts, source=source))
+        transcript().info(
+            {
+                "event": "task_state_init",
+                "state": self.deployed.summary(),
+                "gate": "heuristic",
+                "plan": source,
+            },
+            source="task_state_tracker",
+        )
+
+    def _observe_plan(self, turn: int, event: WorkspaceEvent) -> None:
+        if self.deployed is None:
+            return
+        ticked = self.deployed.observe(event.tool, event.args, event.ok)
+        if ticked:
+            self.ledger.events.append(
+                PlanTickEvent(turn=turn, call_id=event.call_id, items=[i.text for i in ticked])
+            )
+            transcript().info(
+                {
+                    "event": "task_state_updated",
+                    "ticked": list[JsonValue]([i.text for i in ticked]),
+                    "state": self.deployed.summary(),
+                },
+                source="task_state_tracker",
+            )
+
+    def _record_turn(self, turn: int, output: ModelOutput) -> None:
+        message = output.message
+        calls = message.tool_calls or []
+        todo_calls = [c for c in calls if c.function in self.todo_names]
+        usage = output.usage
+        output_tokens = usage.output_tokens if usage else 0
+        # attribute output tokens to todo calls by their share of the characters written
+        sizes = [len(json.dumps(c.arguments, sort_keys=True)) for c in calls]
+        total = len(message.text) + sum(sizes)
+        todo_chars = sum(
+            s for c, s in zip(calls, sizes, strict=True) if c.function in self.todo_names
+        )
+        self.ledger.events.append(
+            AssistantEvent(
+                turn=turn,
+                text=message.text,
+                tool_calls=len(calls),
+                todo_tool_calls=len(todo_calls),
+                recovered_tool_calls=int((message.metadata or {}).get(RECOVERED, 0)),
+                input_tokens=prompt_tokens(usage),
+                cache_read_tokens=(usage.input_tokens_cache_read or 0) if usage else 0,
+                output_tokens=output_tokens,
+                todo_output_tokens=round(output_tokens * todo_chars / total) if total else 0,
+            )
+        )
+
+    async def _run_tools(self, turn: int, message: ChatMessageAssistant) -> None:
+        first_new = len(self.ledger.events)
+        result = await execute_tools([*self.history], self.tools)
+        tool_messages = [m for m in result.messages if isinstance(m, ChatMessageTool)]
+        recorded = iter(
+            e for e in self.ledger.events[first_new:] if isinstance(e, TodoEvent | WorkspaceEvent)
+        )
+        results = {m.tool_call_id: m for m in tool_messages}
+        for call in message.tool_calls or []:
+            reply = results.get(call.id)
+            ran = call.function in self.tool_names and not (
+                reply and reply.error and reply.error.type == "parsing"
+            )
+            if ran:
+                event = next(recorded, None)
+                if event is not None:
+                    event.call_id = call.id
+            else:
+                self.ledger.events.append(
+                    MalformedCallEvent(
+                        turn=turn,
+                        call_id=call.id,
+                        tool=call.function,
+                        error=reply.error.message if reply and reply.error else "not run",
+                    )
+                )
+        last_call = ""
+        for new_event in list(self.ledger.events[first_new:]):
+            if isinstance(new_event, WorkspaceEvent):
+                last_call = new_event.call_id
+                if new_event.ok:
+                    self.called.add(new_event.tool)
+                self._observe_plan(turn, new_event)
+            elif isinstance(new_event, TickEvent):
+                new_event.call_id = last_call
+            elif isinstance(new_event, TodoEvent) and new_event.accepted:
+                self._plan(turn)
+        if any(c.function in self.todo_names for c in message.tool_calls or []):
+            self.turns_without_todo = 0
+        else:
+            self.turns_without_todo += 1
+        self.history.extend(result.messages)
+        if self.turns_without_todo >= REMIND_AFTER and tool_messages:
+            # its own text block after the results, as the demo sends it: written into a tool
+            # result, it would corrupt what the agent reads (a file's content, say)
+            self.history.append(ChatMessageUser(content=prompts.REMINDER))
+            self.turns_without_todo = 0
+
+    def _final_message(self, turn: int, text: str) -> str:
+        """A turn with no tool call: 'blocked' by the gate, 'continued' (the user speaks), or
+        'ended' (the ledger then says how)."""
+        ending = classify_ending(text)
+        claim = self._claim_state()
+        nudged = len(self.ledger.of(NudgeEvent))
+        if self.variant.completion_loop and not self.called and nudged < MAX_NUDGES:
+            # CompletionLoop: no tool has done anything yet, so this answer cannot be the end
+            self.ledger.events.append(NudgeEvent(turn=turn))
+            self.history.append(ChatMessageUser(content=prompts.NOTHING_DONE))
+            return "continued"
+        refusal = None
+        if self.variant.gate:
+            refusal = gate.review(text, ending, self.episode.tracker, self.tool_names)
+        elif self.variant.heuristic:
+            refusal = gate.review(text, ending, self.deployed, self.tool_names)
+        if refusal is not None:
+            self.ledger.events.append(
+                ClaimEvent(turn=turn, blocked=True, reason=refusal.reason, ending=ending, **claim)
+            )
+            transcript().info(
+                {
+                    "event": "task_completion_blocked",
+                    "reason": refusal.reason,
+                    "state": claim["state"],
+                },
+                source="task_state_tracker",
+            )
+            self.history.append(ChatMessageUser(content=refusal.reply))
+            return "blocked"
+        waiting = self.user.on_yield()
+        self.ledger.events.append(
+            ClaimEvent(turn=turn, blocked=False, ending=ending, continued=bool(waiting), **claim)
+        )
+        if waiting:
+            self._deliver(turn, waiting)
+            return "continued"
+        self.ledger.end_reason = ending
+        return "ended"
+
+    def _claim_state(self) -> dict[str, Any]:
+        snapshot = self.episode.tracker.snapshot()
+        return {
+            "state": self.episode.tracker.summary(),
+            "done": snapshot["done"],
+            "total": snapshot["total"],
+        }
+
+    def _deliver(self, turn: int, user_turns: list[UserTurn]) -> None:
+        for user_turn in user_turns:
+            self.history.append(ChatMessageUser(content=user_turn.message))
+            self.ledger.events.append(apply(user_turn, turn, self.episode.tracker))
+
+    def _maybe_compact(self, turn: int) -> None:
+        for compaction in self.scenario.compactions:
+            if compaction.at_turn == turn:
+                self.history, dropped = compact(self.history, compaction)
+                self.ledger.events.append(CompactionEvent(turn=turn, dropped_messages=dropped))

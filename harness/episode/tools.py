@@ -1,0 +1,235 @@
+"""Inspect tools for one episode: todo tools per level plus workspace tools, all recorded."""
+
+from __future__ import annotations
+
+import functools
+import inspect as pyinspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, get_type_hints
+
+from inspect_ai.tool import ToolDef, ToolError, ToolParams
+
+from harness.episode.gate.tracker import TaskStateTracker
+from harness.episode.ledger import Ledger, TickEvent, TodoEvent, WorkspaceEvent
+from harness.episode.prompts import TOOL_DESCRIPTIONS
+from harness.episode.workspace import Workspace, WorkspaceError
+from harness.todo.base import CapExceeded, TodoRejected, TodoStore
+from harness.todo.specs import ToolSpec
+
+
+@dataclass
+class Episode:
+    """Everything one episode's tools act on and record into."""
+
+    store: TodoStore
+    workspace: Workspace
+    ledger: Ledger
+    tracker: TaskStateTracker
+    turn: int = 0
+    on_tick: Callable[[list[str]], None] | None = None
+
+
+def _todo_tool(episode: Episode, spec: ToolSpec) -> ToolDef:
+    async def run(**kwargs: Any) -> str:
+        before = list(episode.store.items)
+        saved = episode.store.snapshot()
+        over_cap = False
+        try:
+            result = spec.run(episode.store, kwargs)
+            problem = episode.store.problems()
+            if problem is not None:
+                cap = episode.store.max_items
+                over_cap = cap is not None and len(episode.store.items) > cap
+                raise TodoRejected(problem)
+            accepted, error = True, None
+        except TodoRejected as rejected:
+            result, accepted, error = "", False, str(rejected)
+            over_cap = over_cap or isinstance(rejected, CapExceeded)
+        except Exception as failure:  # a malformed call must not end the episode
+            result, accepted, error = "", False, _malformed(spec.name, failure)
+        if not accepted:
+            episode.store.restore(saved)
+        episode.ledger.events.append(
+            TodoEvent(
+                turn=episode.turn,
+                call_id="",  # filled in by the agent loop, which knows the call ids
+                tool=spec.name,
+                op=spec.kind,
+                args=kwargs,
+                accepted=accepted,
+                error=error,
+                over_cap=over_cap,
+                before=before,
+                after=list(episode.store.items),
+            )
+        )
+        if error is not None:
+            raise ToolError(error)
+        return result
+
+    cap = episode.store.max_items
+    description = spec.description
+    if spec.name == "todo":
+        description = (
+            description.replace("20", str(cap))
+            if cap
+            else description.replace("at most 20 items, ", "")
+        )
+    return _define(run, spec.name, spec.params, spec.signature, description)
+
+
+def _malformed(tool: str, failure: Exception) -> str:
+    detail = str(failure)[:200] or type(failure).__name__
+    if isinstance(failure, KeyError):
+        detail = f"missing argument {failure}"
+    return f"{tool} could not use these arguments ({detail}); check the tool's parameters."
+
+
+def _workspace_tool(
+    episode: Episode, name: str, op: Callable[..., str], params: dict[str, str]
+) -> ToolDef:
+    async def run(**kwargs: Any) -> str:
+        try:
+            result, ok = op(**kwargs), True
+        except WorkspaceError as error:
+            result, ok = str(error), False
+        except (TypeError, ValueError) as error:
+            result, ok = f"bad arguments: {error}", False
+        except OSError as error:  # e.g. writing to a path that is a directory
+            result, ok = f"the file system refused: {error.strerror or error}", False
+        except Exception as failure:  # e.g. openpyxl refusing a cell: never end the episode
+            result, ok = _malformed(name, failure), False
+        episode.ledger.events.append(
+            WorkspaceEvent(
+                turn=episode.turn,
+                call_id="",  # filled in by the agent loop, which knows the call ids
+                tool=name,
+                args=kwargs,
+                ok=ok,
+                result=result[:500],
+            )
+        )
+        ticked = [s.id for s in episode.tracker.observe(name, kwargs, ok)]
+        if ticked:
+            episode.ledger.events.append(TickEvent(turn=episode.turn, call_id="", subtasks=ticked))
+            if episode.on_tick:
+                episode.on_tick(ticked)
+        if not ok:
+            raise ToolError(result)
+        return result
+
+    return _define(run, name, params, _signature(name))
+
+
+def _signature(name: str) -> Callable[..., Awaitable[str]]:
+    """A typed stub whose signature inspect reads to build the tool's JSON schema."""
+    return _SIGNATURES[name]
+
+
+def _define(
+    run: Callable[..., Awaitable[str]],
+    name: str,
+    params: dict[str, str],
+    signature: Callable[..., Awaitable[str]],
+    description: str | None = None,
+) -> ToolDef:
+    stub_signature, hints = _stub(signature)
+    run.__signature__ = stub_signature  # type: ignore[attr-defined]
+    run.__annotations__ = hints
+    run.__name__ = name
+    text = description or TOOL_DESCRIPTIONS[name]
+    key = (name, tuple(params.items()), signature)
+    if key not in _SCHEMAS:
+        _SCHEMAS[key] = ToolDef(run, name=name, description=text, parameters=params).parameters
+    return ToolDef(run, name=name, description=text, parameters=_SCHEMAS[key])
+
+
+#: each tool's JSON schema, derived once per process rather than once per episode (inspect
+#: derives it by parsing the stub's signature, which cost more than a short episode's turns)
+_SCHEMAS: dict[tuple[Any, ...], ToolParams] = {}
+
+
+@functools.cache
+def _stub(signature: Callable[..., Awaitable[str]]) -> tuple[pyinspect.Signature, dict[str, Any]]:
+    """The stub's signature and its annotations evaluated (its module defers them as strings)."""
+    return pyinspect.signature(signature), get_type_hints(signature)
+
+
+async def _list_files() -> str:
+    raise NotImplementedError
+
+
+async def _read_file(path: str) -> str:
+    raise NotImplementedError
+
+
+async def _write_file(path: str, content: str) -> str:
+    raise NotImplementedError
+
+
+async def _rename_file(src: str, dst: str) -> str:
+    raise NotImplementedError
+
+
+async def _delete_file(path: str) -> str:
+    raise NotImplementedError
+
+
+async def _create_excel(
+    path: str,
+    rows: list[list[str]] | None = None,
+    from_workspace_files: bool = False,
+    sheet: str = "Sheet1",
+) -> str:
+    raise NotImplementedError
+
+
+async def _write_csv(path: str, rows: list[list[str]]) -> str:
+    raise NotImplementedError
+
+
+_SIGNATURES: dict[str, Callable[..., Awaitable[str]]] = {
+    "list_files": _list_files,
+    "read_file": _read_file,
+    "write_file": _write_file,
+    "rename_file": _rename_file,
+    "delete_file": _delete_file,
+    "create_excel": _create_excel,
+    "write_csv": _write_csv,
+}
+
+_PARAMS: dict[str, dict[str, str]] = {
+    "list_files": {},
+    "read_file": {"path": "Workspace-relative path."},
+    "write_file": {"path": "Workspace-relative path.", "content": "Full file content."},
+    "rename_file": {"src": "Current path.", "dst": "New path."},
+    "delete_file": {"path": "Workspace-relative path."},
+    "create_excel": {
+        "path": "Output .xlsx path.",
+        "rows": "Rows to write, each a list of cells.",
+        "from_workspace_files": "Write one row per workspace file instead of `rows`.",
+        "sheet": "Sheet name.",
+    },
+    "write_csv": {"path": "Output .csv path.", "rows": "Rows, each a list of cells."},
+}
+
+
+def todo_tools(episode: Episode) -> list[ToolDef]:
+    """The todo tools this episode's design offers, in a stable order."""
+    return [_todo_tool(episode, spec) for spec in episode.store.tool_specs()]
+
+
+def workspace_tools(episode: Episode) -> list[ToolDef]:
+    """The seven workspace tools, every path sandboxed."""
+    ws = episode.workspace
+    ops: dict[str, Callable[..., str]] = {
+        "list_files": ws.list_files,
+        "read_file": ws.read_file,
+        "write_file": ws.write_file,
+        "rename_file": ws.rename_file,
+        "delete_file": ws.delete_file,
+        "create_excel": ws.create_excel,
+        "write_csv": ws.write_csv,
+    }
+    return [_workspace_tool(episode, name, op, _PARAMS[name]) for name, op in ops.items()]

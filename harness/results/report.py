@@ -1,0 +1,197 @@
+"""summary.json (versioned, pydantic) from inspect logs, and leaderboard tables from summaries.
+
+Every mean carries a standard error clustered by scenario (`harness.results.stats`); every summary
+records what produced it (scenario and code hashes, project version) and whether the run was
+complete, so a partial or stale run is never published as a whole one.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log, read_eval_log_sample_summaries
+
+from harness.metrics import CORRUPTION_COUNTS, METRICS
+from harness.results.stats import clustered, pass_hat_k
+from harness.results.summary import (
+    PRICES as PRICES,
+)
+from harness.results.summary import (
+    SCHEMA_VERSION as SCHEMA_VERSION,
+)
+from harness.results.summary import (
+    STDERR_METHOD as STDERR_METHOD,
+)
+from harness.results.summary import (
+    EpisodeScores as EpisodeScores,
+)
+from harness.results.summary import (
+    Price as Price,
+)
+from harness.results.summary import (
+    Provenance as Provenance,
+)
+from harness.results.summary import (
+    Stat as Stat,
+)
+from harness.results.summary import (
+    Summary as Summary,
+)
+from harness.results.summary import (
+    TaskResult as TaskResult,
+)
+from harness.results.summary import (
+    VariantSummary as VariantSummary,
+)
+from harness.results.summary import (
+    price_for as price_for,
+)
+from harness.results.summary import (
+    read_summary as read_summary,
+)
+from harness.results.summary import (
+    variant_order as variant_order,
+)
+from harness.results.summary import (
+    write_summary as write_summary,
+)
+
+#: what a provider failure looks like in inspect's error text, and what it means for the user
+_CAUSES = (
+    ("AttemptTimeoutError", "the model server did not answer within --timeout"),
+    ("APITimeoutError", "the model server did not answer within --timeout"),
+    ("ConnectError", "cannot connect to the model server (is it running? check *_BASE_URL)"),
+    ("APIConnectionError", "cannot connect to the model server (is it running? check *_BASE_URL)"),
+    ("RateLimitError", "rate limited (HTTP 429) through every retry"),
+    ("429", "rate limited (HTTP 429) through every retry"),
+    ("OverloadedError", "the provider is overloaded (HTTP 529) through every retry"),
+    ("529", "the provider is overloaded (HTTP 529) through every retry"),
+    ("InternalServerError", "the model server failed (HTTP 5xx) through every retry"),
+    ("AuthenticationError", "the API key was refused (HTTP 401)"),
+)
+
+
+def cause(message: str) -> str:
+    """One line naming why a log failed: a known provider fault in plain words, else the
+    error's first line."""
+    for marker, meaning in _CAUSES:
+        if marker in message:
+            return meaning
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return (lines[-1] if lines else message)[:200]
+
+
+def read_run(log_dir: Path) -> tuple[list[TaskResult], list[str]]:
+    """Episode scores per variant (the newest successful log each), and what is missing."""
+    newest: dict[str, tuple[EvalLog, str]] = {}
+    failed: dict[str, str] = {}
+    for info in list_eval_logs(str(log_dir), recursive=True):
+        header = read_eval_log(info.name, header_only=True)
+        key = str((header.eval.metadata or {}).get("variant", header.eval.task_id))
+        if header.status != "success":
+            message = header.error.message if header.error else header.status
+            failed.setdefault(key, f"{key}: log {header.status}: {cause(message)}")
+            continue
+        # one result per variant: a resumed or repeated run leaves older logs beside newer ones
+        if key not in newest or header.eval.created > newest[key][0].eval.created:
+            newest[key] = (header, info.name)
+    problems = [failed[k] for k in sorted(failed) if k not in newest]
+    results = []
+    for variant, (header, name) in sorted(newest.items()):
+        episodes = []
+        for sample in read_eval_log_sample_summaries(name):
+            score = (sample.scores or {}).get("todo_scorer")
+            if score is None or not isinstance(score.value, dict):
+                problems.append(f"{variant}: {sample.id} epoch {sample.epoch} has no score")
+                continue
+            values = {k: float(v) for k, v in score.value.items() if isinstance(v, int | float)}
+            episodes.append(
+                EpisodeScores(scenario=str(sample.id), epoch=sample.epoch, values=values)
+            )
+        results.append(
+            TaskResult(
+                variant=variant,
+                model=header.eval.model,
+                epochs=header.eval.config.epochs or 1,
+                episodes=episodes,
+            )
+        )
+    return results, problems
+
+
+def summarize(
+    results: Iterable[TaskResult],
+    seed: int | None = None,
+    price: Price | None = None,
+    provenance: Provenance | None = None,
+    problems: Iterable[str] = (),
+    expected: Iterable[str] = (),
+) -> Summary:
+    """Aggregate per-episode scores into per-variant means (clustered by scenario), pass^k and
+    rates. `expected` variants that have no result make the summary incomplete."""
+    by_variant: dict[str, list[EpisodeScores]] = defaultdict(list)
+    model, epochs = "", 1
+    for result in results:
+        model, epochs = result.model, result.epochs
+        by_variant[result.variant].extend(result.episodes)
+    issues = [*problems, *(f"{v}: no results" for v in expected if v not in by_variant)]
+    summaries = []
+    for variant in sorted(by_variant, key=variant_order):
+        episodes = sorted(by_variant[variant], key=lambda e: (e.scenario, e.epoch))
+        clusters = [e.scenario for e in episodes]
+        column = {m: [e.values.get(m, 0.0) for e in episodes] for m in METRICS}
+        success: dict[str, list[float]] = defaultdict(list)
+        for e in episodes:
+            success[e.scenario].append(e.values.get("task_success", 0.0))
+        # per accepted-or-rejected update: list_todos reads and malformed calls are not updates
+        updates = sum(column["todo_updates"])
+        rates = {
+            m: round(100 * sum(column[m]) / updates, 6) if updates else 0.0
+            for m in CORRUPTION_COUNTS
+        }
+        cost = None
+        if price is not None:
+            costs = [
+                price.cost(i, c, o)
+                for i, c, o in zip(
+                    column["input_tokens"],
+                    column["cache_read_tokens"],
+                    column["output_tokens"],
+                    strict=True,
+                )
+            ]
+            cost = clustered(costs, clusters)
+        pass_k, eligible = pass_hat_k(success, epochs)
+        summaries.append(
+            VariantSummary(
+                variant=variant,
+                episodes=len(episodes),
+                metrics={m: clustered(column[m], clusters) for m in METRICS},
+                cost_usd=cost,
+                pass_k=pass_k,
+                pass_k_scenarios=eligible,
+                per_100_todo_updates=rates,
+                per_scenario_success={
+                    s: round(sum(v) / len(v), 6) for s, v in sorted(success.items())
+                },
+                per_episode=[
+                    e.model_copy(update={"values": {m: e.values.get(m, 0.0) for m in METRICS}})
+                    for e in episodes
+                ],
+            )
+        )
+    return Summary(
+        model=model,
+        simulated=model.startswith("sim/"),
+        seed=seed,
+        epochs=epochs,
+        scenarios=sorted({e.scenario for v in by_variant.values() for e in v}),
+        variants=summaries,
+        # the code hash is information for run.json; a summary carries what decides its
+        # meaning, so the same inputs give the same bytes whichever commit ran them
+        provenance=(provenance or Provenance()).model_copy(update={"code_hash": ""}),
+        complete=not issues,
+        problems=issues,
+    )

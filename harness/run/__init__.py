@@ -1,0 +1,29 @@
+"""A benchmark run: the inspect task, the runner (an eval set per variant across workers),
+`run_benchmark(plan)` which a script, a notebook or the CLI calls, and the scenario check."""
+
+from typing import TYPE_CHECKING
+
+from harness._face import lazy
+
+if TYPE_CHECKING:
+    from harness.run.benchmark import BenchmarkPlan, BenchmarkResult, UsageError, run_benchmark
+    from harness.run.task import build_task
+
+__getattr__ = lazy(
+    __name__,
+    {
+        "BenchmarkPlan": "harness.run.benchmark",
+        "BenchmarkResult": "harness.run.benchmark",
+        "UsageError": "harness.run.benchmark",
+        "run_benchmark": "harness.run.benchmark",
+        "build_task": "harness.run.task",
+    },
+)
+
+__all__ = [
+    "BenchmarkPlan",
+    "BenchmarkResult",
+    "UsageError",
+    "run_benchmark",
+    "build_task",
+]

@@ -1,0 +1,359 @@
+"""A benchmark run as a call: `run_benchmark(plan) -> BenchmarkResult`. The CLI's `run`, the
+scripts and the tests all run through it: it validates the plan, loads and verifies the
+scenarios, checks the model, claims (or resumes) the run folder, runs every variant, and writes
+`summary.json` and the markdown leaderboard.
+
+    from harness.run.benchmark import BenchmarkPlan, run_benchmark
+    result = run_benchmark(BenchmarkPlan(variants="L0-rewrite,L3-granular", epochs=1))
+    result.summary  # the published Summary (None when no episode could be scored)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.results.provenance import git_commit, provenance
+from harness.results.publish import leaderboard
+from harness.results.summary import PRICES, Provenance, Summary, price_for, write_summary
+from harness.run import runner
+from harness.run.runner import RunPlan
+from harness.suite.scenario import SCENARIO_DIR, select
+from harness.todo.variants import Variant, parse_variants
+
+RESULTS = Path("results")
+
+
+class BenchmarkPlan(BaseModel):
+    """What to run; the fields and defaults of `todo-bench run`'s options."""
+
+    model: str = "sim/sloppy"
+    variants: str | list[str] = "headline"
+    scenarios: str | list[str] | None = None
+    scenario_dir: str = str(SCENARIO_DIR)
+    epochs: int = 3
+    seed: int = 0
+    gate: bool = False
+    inject: bool = False
+    #: the run folder (default: results/runs/<run id>, and results/latest is updated too)
+    out: str | None = None
+    prices: str = str(PRICES)
+    fresh: bool = False
+    #: provider arguments as name=value strings (`-M`)
+    model_arg: list[str] = Field(default_factory=list)
+    design: list[str] = Field(default_factory=list)
+    heuristic_rules: str | None = None
+    max_retries: int = 3
+    timeout: int = 300
+    max_tokens: int = 1024
+    max_turns: int | None = None
+    retry_attempts: int = 2
+    workers: int = Field(default_factory=lambda: min(2, os.cpu_count() or 1))
+    max_samples: int | None = None
+    display: str = runner.OWN_DISPLAY
+
+
+class BenchmarkResult(BaseModel):
+    """What a run produced."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    run_dir: Path
+    summary: Summary | None
+    #: every variant ran and every episode was scored
+    complete: bool
+    elapsed: float
+    problems: list[str] = Field(default_factory=list)
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _model_args(pairs: list[str]) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise UsageError(f"-M expects name=value, got '{pair}'")
+        name, raw = pair.split("=", 1)
+        try:
+            args[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            args[name] = raw
+    return args
+
+
+class UsageError(Exception):
+    """A problem with what the user asked for; printed as one line, exit code 2."""
+
+
+def _run_id(
+    model: str,
+    seed: int,
+    epochs: int,
+    variants: list[str],
+    scenarios: str,
+    model_args: dict[str, Any],
+    origin: Provenance,
+) -> str:
+    """Changes with any input that can move a number: model, seed, epochs, variants, scenario
+    content, task and sim versions (not the code's bytes: a refactor keeps the run id)."""
+    key = json.dumps(
+        [model, seed, epochs, variants, scenarios, model_args, origin.meaning()],
+        sort_keys=True,
+    )
+    slug = model.replace("/", "_").replace(":", "_")
+    return f"{slug}-s{seed}-e{epochs}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
+
+
+def _check_model(model: str) -> None:
+    """Fail fast, before any sample starts, when a provider obviously cannot work."""
+    provider = model.split("/", 1)[0]
+    if provider == "recover":
+        inner = model.partition("/")[2]
+        if "/" not in inner:
+            raise UsageError("recover models are named recover/<provider>/<model>")
+        return _check_model(inner)
+    keys = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+    if provider in keys and not os.environ.get(keys[provider]):
+        raise UsageError(f"--model {model} needs {keys[provider]} in the environment")
+    if provider == "openai-api":
+        parts = model.split("/")
+        if len(parts) < 3:
+            raise UsageError("openai-api models are named openai-api/<service>/<model>")
+        service = parts[1].upper().replace("-", "_")
+        if not os.environ.get(f"{service}_BASE_URL"):
+            raise UsageError(
+                f"--model {model} needs {service}_BASE_URL (and {service}_API_KEY) set"
+            )
+
+
+def _check_sim_can_drive(variants: list[Variant]) -> None:
+    """Refuse a design whose todo tools the simulated agent does not speak: its row would show
+    episodes that measure nothing (the agent calls tools the design does not offer)."""
+    from harness.models.sim.dialects import drivable
+    from harness.todo.registry import designs
+
+    registry = designs()
+    for variant in variants:
+        design = registry.get(variant.design)
+        tools = {spec.name for spec in design.tool_specs()} if design else set()
+        if design is not None and not drivable(tools):
+            raise UsageError(
+                f"design {variant.design}: the simulated agent cannot drive its todo tools "
+                f"({', '.join(sorted(tools))}); it speaks the seed's tools (todo; add_todo, "
+                "update_todo_status, ...) and TodoWrite, update_plan, todo_write, TaskCreate/"
+                "TaskUpdate. Run this design with a real model (--model)."
+            )
+
+
+class RunRecord(BaseModel):
+    """run.json: what a run folder's logs were made with; a resume must match it."""
+
+    model: str
+    variants: list[str]
+    seed: int
+    epochs: int
+    provenance: Provenance
+    git_commit: str | None = None
+
+
+def _claim_run_dir(
+    run_dir: Path, model: str, variants: list[str], seed: int, epochs: int, origin: Provenance
+) -> None:
+    """Write run.json, or refuse to resume into logs made with other inputs or versions."""
+    record = RunRecord(
+        model=model,
+        variants=variants,
+        seed=seed,
+        epochs=epochs,
+        provenance=origin,
+        git_commit=git_commit(),
+    )
+    if run_dir.exists() and not run_dir.is_dir():
+        raise UsageError(f"--out {run_dir}: a file, not a folder")
+    path = run_dir / "run.json"
+    if path.is_file():
+        try:
+            old = RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise UsageError(f"{path}: unreadable run record; use --fresh to start over") from error
+        # compared by meaning: a run made by code that differs only in comments or structure
+        # resumes; one made under another task or sim version does not
+        before, now = old.provenance.meaning(), origin.meaning()
+        differs = [
+            name
+            for name, a, b in (
+                ("model", old.model, model),
+                *((key, before[key], now[key]) for key in now),
+                ("seed", old.seed, seed),
+                ("epochs", old.epochs, epochs),
+            )
+            if a != b
+        ]
+        if differs:
+            raise UsageError(
+                f"{run_dir} holds a run made with another {', '.join(differs)}; "
+                "resuming would mix them (use --fresh to start over, or another --out)"
+            )
+        record = record.model_copy(update={"variants": sorted({*old.variants, *variants})})
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"--out {run_dir}: cannot write there ({error.strerror})") from error
+
+
+def publish_run(summary: Summary, folder: Path) -> str:
+    """Write a run's summary.json and its full markdown leaderboard into a folder; returns it."""
+    board = leaderboard(summary, "md")
+    folder.mkdir(parents=True, exist_ok=True)
+    write_summary(summary, folder / "summary.json")
+    (folder / "leaderboard.md").write_text(board, encoding="utf-8")
+    return board
+
+
+def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> BenchmarkResult:
+    """Run a plan (see the module docstring); `say` receives the status lines (stderr by
+    default). Bad input raises UsageError (or ScenarioError, ProfileError) with one line."""
+    from harness.todo.registry import load as load_design
+
+    for spec in plan.design:
+        load_design(spec)
+    variants = parse_variants(plan.variants)
+    if plan.gate or plan.inject:
+        variants = [
+            v.model_copy(update={"gate": v.gate or plan.gate, "inject": v.inject or plan.inject})
+            for v in variants
+        ]
+        variants = list(dict.fromkeys(variants))
+    from harness.run.scenario_check import load_verified_dir
+
+    scenarios = select(load_verified_dir(Path(plan.scenario_dir)), plan.scenarios)
+    scenario_ids = ",".join(s.id for s in scenarios)
+    model_args = _model_args(plan.model_arg)
+    model = plan.model
+    is_sim = model.startswith("sim/")
+    if is_sim:
+        model_args.setdefault("seed", plan.seed)
+        if plan.scenario_dir != str(SCENARIO_DIR):
+            model_args.setdefault("scenario_dir", plan.scenario_dir)
+        from harness.models.sim.profiles import load_profile
+
+        load_profile(
+            model.split("/", 1)[1], {k: v for k, v in model_args.items() if k != "scenario_dir"}
+        )
+        _check_sim_can_drive(variants)
+    else:
+        _check_model(model)
+    try:
+        price = price_for(model, Path(plan.prices))
+    except (OSError, ValueError, yaml.YAMLError) as error:
+        detail = getattr(error, "strerror", None) or str(error).splitlines()[0]
+        raise UsageError(
+            f"--prices {plan.prices}: not a readable price table ({detail})"
+        ) from error
+    if plan.heuristic_rules:
+        from harness.episode.gate.heuristic import load_table
+
+        load_table(Path(plan.heuristic_rules))  # a broken table is one line now, not per worker
+    labels = [v.label for v in variants]
+    origin = provenance(scenarios, simulated=is_sim)
+    run_dir = (
+        Path(plan.out)
+        if plan.out
+        else RESULTS
+        / "runs"
+        / _run_id(
+            model,
+            plan.seed,
+            plan.epochs,
+            labels,
+            scenario_ids,
+            {**model_args, "max_turns": plan.max_turns} if plan.max_turns else model_args,
+            origin,
+        )
+    )
+    if plan.fresh and run_dir.exists():
+        shutil.rmtree(run_dir)
+    _claim_run_dir(run_dir, model, labels, plan.seed, plan.epochs, origin)
+    log_dir = run_dir / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    if plan.workers > 1 and len(variants) > 1 and plan.display not in (runner.OWN_DISPLAY, "none"):
+        say(f"todo-bench: {plan.workers} worker processes; inspect's display shown for the first")
+    say(
+        f"todo-bench: {len(variants)} variants x {len(scenarios)} scenarios x "
+        f"{plan.epochs} epochs on {model} -> {run_dir}"
+    )
+    started = time.monotonic()
+    # `timeout` alone is checked between attempts (a server that never answers would hang the
+    # run): `attempt_timeout` bounds each attempt too
+    generate: dict[str, Any] = {
+        "max_retries": plan.max_retries,
+        "timeout": plan.timeout,
+        "attempt_timeout": plan.timeout,
+    }
+    if not is_sim:
+        # a small local model can ramble until its context is full: bound every reply
+        generate.update(seed=plan.seed, max_tokens=plan.max_tokens)
+    run_plan = RunPlan(
+        model=model,
+        model_args=model_args,
+        variants=variants,
+        scenarios=scenario_ids,
+        # the shipped suite is left implicit so logs and run ids do not carry this machine's path
+        scenario_dir=None if plan.scenario_dir == str(SCENARIO_DIR) else plan.scenario_dir,
+        epochs=plan.epochs,
+        max_turns=plan.max_turns,
+        log_root=log_dir,
+        display=plan.display,
+        generate=generate,
+        retry_attempts=plan.retry_attempts,
+        max_samples=plan.max_samples,
+        designs=plan.design,
+        heuristic_rules=plan.heuristic_rules,
+    )
+    from harness.progress import RunProgress
+    from harness.results.report import read_run, summarize
+
+    total = len(variants) * len(scenarios) * plan.epochs
+    with RunProgress(
+        total, runner.completed_episodes(run_plan), enabled=plan.display == runner.OWN_DISPLAY
+    ) as display:
+        success = runner.run(run_plan, plan.workers, display)
+    elapsed = time.monotonic() - started
+    results, problems = read_run(log_dir)
+    if not results:
+        return BenchmarkResult(
+            run_dir=run_dir, summary=None, complete=False, elapsed=elapsed, problems=problems
+        )
+    summary = summarize(
+        results,
+        seed=plan.seed,
+        price=price,
+        provenance=origin,
+        problems=problems,
+        expected=labels,
+    )
+    for folder in (run_dir, RESULTS / "latest") if not plan.out else (run_dir,):
+        publish_run(summary, folder)
+    (run_dir / "timing.json").write_text(
+        json.dumps({"wall_seconds": round(elapsed, 1)}, indent=2) + "\n", encoding="utf-8"
+    )
+    return BenchmarkResult(
+        run_dir=run_dir,
+        summary=summary,
+        complete=success and summary.complete,
+        elapsed=elapsed,
+        problems=list(summary.problems),
+    )

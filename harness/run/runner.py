@@ -1,0 +1,196 @@
+"""Run variants as inspect eval sets, one log folder per variant, spread over worker processes.
+
+Each variant is its own eval set, so an interrupted run resumes per variant whatever the
+number of workers; workers are processes because the agent loop is CPU-bound Python.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue as queues
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from multiprocessing.queues import Queue
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from harness import progress
+from harness.progress import RunProgress
+from harness.todo.variants import Variant
+
+#: our own overall display (`harness/progress.py`); any other value is one of inspect's displays
+OWN_DISPLAY = "progress"
+
+
+class RunPlan(BaseModel):
+    """Everything a worker needs to run its share (picklable, no live objects)."""
+
+    model: str
+    model_args: dict[str, Any]
+    variants: list[Variant]
+    scenarios: str
+    scenario_dir: str | None
+    epochs: int
+    max_turns: int | None = None
+    log_root: Path
+    display: str
+    generate: dict[str, Any]
+    retry_attempts: int
+    max_samples: int | None = None
+    designs: list[str] = []  # `module:Class` designs each worker registers
+    heuristic_rules: str | None = None  # keyword table of the +heuristic gate
+
+
+def log_dir_for(plan: RunPlan, variant: Variant) -> Path:
+    return plan.log_root / variant.label
+
+
+def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
+    """One variant as an eval set; True if every sample finished."""
+    from inspect_ai import eval_set
+
+    from harness.run.task import eval_entry
+
+    task_args = {
+        "variant": variant.label,
+        "scenarios": plan.scenarios,
+        "scenario_dir": plan.scenario_dir,
+        "max_turns": plan.max_turns,
+        "designs": ",".join(plan.designs) or None,
+        "heuristic_rules": plan.heuristic_rules,
+    }
+    # inspect's "none" display still renders its rich task table to a console nobody sees
+    # (about 0.6 s of CPU per variant here); its "log" display renders nothing, and with the
+    # console quiet its closing line is not printed either
+    quiet = display == "none"
+    with _without_provider_state(plan.model), _quiet_console(quiet):
+        success, _ = eval_set(
+            [eval_entry()(**task_args)],
+            log_dir=str(log_dir_for(plan, variant)),
+            model=plan.model,
+            model_args=plan.model_args,
+            epochs=plan.epochs,
+            max_samples=plan.max_samples,
+            retry_attempts=plan.retry_attempts,
+            display="log" if quiet else display,  # type: ignore[arg-type]
+            log_dir_allow_dirty=True,
+            log_realtime=False,
+            score_display=False,
+            **plan.generate,
+        )
+    return bool(success)
+
+
+@contextmanager
+def _quiet_console(quiet: bool) -> Iterator[None]:
+    """rich's global console (inspect's) quiet for the duration; the harness's own progress
+    display writes to its own console."""
+    import rich
+
+    console = rich.get_console()
+    saved = console.quiet
+    console.quiet = quiet or saved
+    try:
+        yield
+    finally:
+        console.quiet = saved
+
+
+@contextmanager
+def _without_provider_state(model: str) -> Iterator[None]:
+    """inspect imports its openai and anthropic provider modules at every sample's start when
+    those packages are installed, to reset their per-sample state (about 2 s of imports per
+    process on this machine, more under load). The simulated agent keeps no such state, so a
+    sim-only variant skips them; other models are untouched. (The flags are inspect's private
+    ones: if they move, this does nothing.)"""
+    from inspect_ai.model import _assistant_internal as internal
+
+    flags = [f for f in ("_HAS_OPENAI", "_HAS_ANTHROPIC") if hasattr(internal, f)]
+    saved = {f: getattr(internal, f) for f in flags}
+    if model.startswith("sim/"):
+        for flag in flags:
+            setattr(internal, flag, False)
+    try:
+        yield
+    finally:
+        for flag, value in saved.items():
+            setattr(internal, flag, value)
+
+
+def _run_share(plan: RunPlan, share: list[Variant], display: str) -> list[bool]:
+    return [run_variant(plan, variant, display) for variant in share]
+
+
+def completed_episodes(plan: RunPlan) -> int:
+    """Episodes already in finished logs of this run folder (a resumed run starts from them)."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    done = 0
+    for variant in plan.variants:
+        folder = log_dir_for(plan, variant)
+        if folder.is_dir():
+            for info in list_eval_logs(str(folder), recursive=False):
+                header = read_eval_log(info, header_only=True)
+                if header.status == "success" and header.results is not None:
+                    done += header.results.completed_samples
+    return done
+
+
+def run(plan: RunPlan, workers: int, display: RunProgress) -> bool:
+    """Run every variant of the plan. With our own display every worker feeds one overall bar;
+    with one of inspect's displays the first worker shows it and the others are quiet."""
+    workers = max(1, min(workers, len(plan.variants)))
+    own = plan.display == OWN_DISPLAY
+    first = "none" if own else plan.display
+    if workers == 1:
+        progress.attach(display.advance)
+        try:
+            return all(_run_share(plan, plan.variants, first))
+        finally:
+            progress.attach(None)
+    shares = [plan.variants[i::workers] for i in range(workers)]
+    context = multiprocessing.get_context("spawn")
+    ticks: Queue[int] = context.Queue()
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_worker_init,
+        initargs=(ticks, os.getpid()),
+    ) as pool:
+        futures = [
+            pool.submit(_run_share, plan, share, first if i == 0 else "none")
+            for i, share in enumerate(shares)
+        ]
+        pending = set(futures)
+        while pending:
+            _, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            _drain(ticks, display)
+        _drain(ticks, display)
+        return all(all(f.result()) for f in futures)
+
+
+def _worker_init(ticks: Queue[int], parent: int) -> None:
+    progress.attach_queue(ticks)
+    threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+
+
+def _exit_with(parent: int) -> None:
+    """A worker whose parent died (even by SIGKILL, which runs no cleanup) ends itself rather
+    than run on as an orphan holding memory; the rerun resumes from the logs."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def _drain(ticks: Queue[int], display: RunProgress) -> None:
+    while True:
+        try:
+            display.advance(ticks.get_nowait())
+        except queues.Empty:
+            return

@@ -1,0 +1,88 @@
+"""Build the inspect Task for one variant; `evals/todo_bench.py` is its thin @task entry."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+
+from inspect_ai import Task
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from harness import PACKAGE_DIR
+from harness.episode import prompts
+from harness.episode.gate.heuristic import load_table
+from harness.episode.loop import todo_agent
+from harness.scoring.scorer import todo_scorer
+from harness.suite.scenario import SCENARIO_DIR, Scenario, load_scenarios, select
+from harness.todo.registry import load as load_design
+from harness.todo.variants import Variant
+from harness.versions import TASK_VERSION
+
+
+def scenario_samples(scenarios: list[Scenario]) -> MemoryDataset:
+    return MemoryDataset(
+        [
+            Sample(
+                id=s.id,
+                input=s.prompt,
+                metadata={"scenario": s.model_dump(mode="json"), "tags": s.tags},
+            )
+            for s in scenarios
+        ],
+        name="todo-bench-scenarios",
+    )
+
+
+EVAL_FILE = PACKAGE_DIR.parent / "evals" / "todo_bench.py"
+
+
+def eval_entry() -> Callable[..., Task]:
+    """The @task function of evals/todo_bench.py, so runs are identical to `inspect eval`."""
+    spec = importlib.util.spec_from_file_location("todo_bench_eval", EVAL_FILE)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {EVAL_FILE}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    entry: Callable[..., Task] = module.todo_bench
+    return entry
+
+
+def build_task(
+    variant: str = "L0-rewrite",
+    inject: bool = False,
+    gate: bool = False,
+    scenarios: str = "all",
+    scenario_dir: str | None = None,
+    max_turns: int | None = None,
+    designs: str | None = None,
+    heuristic_rules: str | None = None,
+) -> Task:
+    """Run every selected scenario under one todo design.
+
+    Args:
+        variant: L0-rewrite, L1-textlock, L2-whitelist, L3-granular, L4-inject (optionally +gate).
+        inject: Inject the current list into every prompt (what L4 adds to L3).
+        gate: Refuse the agent's "done" until every subtask is ticked.
+        scenarios: Comma-separated scenario ids or tags, or "all".
+        scenario_dir: Directory of scenario YAML files (default: the shipped suite).
+        max_turns: Cap on every scenario's turn budget (slow real models).
+        designs: Comma-separated `module:Class` designs to register before `variant` is read.
+        heuristic_rules: A keyword table for the +heuristic gate (default: the seed's table).
+    """
+    for spec in (designs or "").split(","):
+        if spec.strip():
+            load_design(spec.strip())
+    chosen = Variant.parse(variant, inject=inject, gate=gate)
+    pool = load_scenarios(Path(scenario_dir) if scenario_dir else SCENARIO_DIR)
+    if max_turns is not None:
+        pool = [s.model_copy(update={"max_turns": min(s.max_turns, max_turns)}) for s in pool]
+    return Task(
+        dataset=scenario_samples(select(pool, scenarios)),
+        solver=todo_agent(chosen, load_table(Path(heuristic_rules)) if heuristic_rules else None),
+        scorer=todo_scorer(),
+        name="todo_bench",
+        # bump when scoring changes, so logs scored differently are told apart
+        version=TASK_VERSION,
+        metadata={"variant": chosen.label, "prompt_version": prompts.PROMPT_VERSION},
+    )

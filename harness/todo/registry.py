@@ -1,0 +1,83 @@
+"""The registry of todo designs: how a design is found by name, built in or a user's own.
+
+A design is a `TodoStore` subclass with a `name` and its `tool_specs()` (see
+`harness/todo/specs.py` and `examples/`). Designs are registered through the Python entry-point
+group `todo_bench.designs` (the seed's levels and the product designs are registered that way, in
+this project's `pyproject.toml`), or for one run with `--design module:Class`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from functools import cache
+from importlib.metadata import entry_points
+
+from harness.todo.base import TodoStore
+from harness.todo.granular import GranularStore
+from harness.todo.rewrite import RewriteStore
+from harness.todo.textlock import TextLockStore
+from harness.todo.whitelist import WhitelistStore
+
+GROUP = "todo_bench.designs"
+_EXTRA: dict[str, type[TodoStore]] = {}
+
+#: the seed's levels by their short name (L4 is L3 with injection), for tests and benchmarks
+LEVELS: dict[str, type[TodoStore]] = {
+    "L0": RewriteStore,
+    "L1": TextLockStore,
+    "L2": WhitelistStore,
+    "L3": GranularStore,
+}
+
+
+class DesignError(ValueError):
+    """A design that cannot be loaded; the message says which and why in one line."""
+
+
+def _check(obj: object, origin: str) -> type[TodoStore]:
+    if not (isinstance(obj, type) and issubclass(obj, TodoStore)):
+        raise DesignError(f"design {origin}: not a TodoStore subclass")
+    if not obj.tool_specs():
+        raise DesignError(f"design {origin}: offers no tools (define TOOLS or tool_specs())")
+    if obj.name in ("", "base"):
+        raise DesignError(f"design {origin}: give the class a `name`")
+    return obj
+
+
+@cache
+def _registered() -> dict[str, type[TodoStore]]:
+    found: dict[str, type[TodoStore]] = {}
+    for point in entry_points(group=GROUP):
+        try:
+            design = _check(point.load(), f"{point.name} ({point.value})")
+        except DesignError:
+            raise
+        except Exception as error:  # a broken third-party design names itself and stops
+            raise DesignError(f"design {point.name} ({point.value}): {error}") from error
+        found[point.name] = design
+    return found
+
+
+def load(spec: str) -> str:
+    """Register a design for this process from `module:Class`; returns its name."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise DesignError(f"--design expects module:Class, got '{spec}'")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(
+            0, os.getcwd()
+        )  # a design in the user's own project, as inspect finds tasks
+    try:
+        design = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as error:
+        raise DesignError(f"--design {spec}: {error}") from error
+    design = _check(design, spec)
+    _EXTRA[design.name] = design
+    return design.name
+
+
+def designs() -> dict[str, type[TodoStore]]:
+    """Every design by name: registered through the entry points, then loaded for this run."""
+    return {**_registered(), **_EXTRA}

@@ -1,0 +1,148 @@
+"""Variant names: a todo level plus the `inject` and `gate` switches."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict
+
+LEVEL_NAMES = {
+    "L0": "L0-rewrite",
+    "L1": "L1-textlock",
+    "L2": "L2-whitelist",
+    "L3": "L3-granular",
+}
+HEADLINE = (
+    "L0-rewrite",
+    "L1-textlock",
+    "L2-whitelist",
+    "L3-granular",
+    "L4-inject",
+    "L4-inject+gate",
+)
+#: the todo tools real coding agents ship (`--variants products`)
+PRODUCTS = ("cc-todowrite", "cc-tasks", "codex-plan", "inspect-todo_write")
+SETS = {"headline": HEADLINE, "products": PRODUCTS}
+
+
+#: the deployable stack of the second seed (`harness/episode/gate/heuristic.py`,
+#: `harness/episode/loop.py`)
+STACK = ("heuristic", "planner", "completion-loop", "loop-controller")
+SWITCHES = ("inject", "gate", *STACK, "uncapped")
+#: `--variants seed-stack`: the oracle gate beside the deployable stack, piece by piece
+SEED_STACK = (
+    "L4-inject+gate",
+    "L4-inject+heuristic",
+    "L4-inject+heuristic+planner",
+    "L4-inject+completion-loop",
+    "L4-inject+loop-controller",
+    "L4-inject+heuristic+completion-loop+loop-controller",
+    "L4-inject+heuristic+planner+completion-loop+loop-controller",
+)
+SETS["seed-stack"] = SEED_STACK
+#: `--variants seed-factorial`: every combination of the stack's switches on L4-inject (the
+#: planner only with the heuristic gate it feeds), 12 variants
+SEED_FACTORIAL = tuple(
+    "L4-inject" + "".join(f"+{s}" for s in on)
+    for gate in ((), ("heuristic",), ("heuristic", "planner"))
+    for loop in ((), ("completion-loop",))
+    for controller in ((), ("loop-controller",))
+    for on in [(*gate, *loop, *controller)]
+)
+SETS["seed-factorial"] = SEED_FACTORIAL
+
+
+class Variant(BaseModel):
+    """One design under test."""
+
+    model_config = ConfigDict(frozen=True)
+
+    level: str  # L0..L3, or the name of a registered design (harness.todo.registry)
+    inject: bool = False
+    #: the oracle gate: subtasks and completion rules from the scenario file
+    gate: bool = False
+    #: the deployable gate: subtasks from the agent's own first plan, ticked by keyword rules
+    heuristic: bool = False
+    #: IntentPlanner: the deployable gate's plan comes from one structured-output call first
+    planner: bool = False
+    #: an answer with no tool call and no work done does not end the run
+    completion_loop: bool = False
+    #: the turn budget extends, bounded, while subtasks progress
+    loop_controller: bool = False
+    #: lift the demo's 20-item cap (for studies of long lists; not a design of its own)
+    uncapped: bool = False
+
+    @property
+    def design(self) -> str:
+        """The registered design's name."""
+        return LEVEL_NAMES.get(self.level, self.level)
+
+    @property
+    def label(self) -> str:
+        if self.level == "L3" and self.inject:
+            name = "L4-inject"
+        else:
+            name = self.design + ("+inject" if self.inject else "")
+        on = {
+            "gate": self.gate,
+            "heuristic": self.heuristic,
+            "planner": self.planner,
+            "completion-loop": self.completion_loop,
+            "loop-controller": self.loop_controller,
+            "uncapped": self.uncapped,
+        }
+        return name + "".join(f"+{switch}" for switch, set_ in on.items() if set_)
+
+    @classmethod
+    def parse(cls, name: str, inject: bool = False, gate: bool = False) -> Variant:
+        """Parse `L0-rewrite`, `L2`, `L4-inject+gate`, `L1+inject`, `L4-inject+heuristic` and
+        the like."""
+        parts = [p.strip() for p in name.strip().split("+")]
+        head = re.match(r"^l([0-4])\b", parts[0].lower())
+        flags = {p.lower() for p in parts[1:]}
+        unknown = flags - set(SWITCHES)
+        if not head:
+            from harness.todo.registry import designs
+
+            known = designs()
+            if parts[0] not in known:
+                raise ValueError(
+                    f"unknown variant '{name}' (expected one of {', '.join(HEADLINE)} or a "
+                    f"design: {', '.join(sorted(set(known) - set(LEVEL_NAMES.values())))}; "
+                    f"optionally with {' / '.join('+' + s for s in SWITCHES)})"
+                )
+            level = parts[0]
+        else:
+            number = int(head.group(1))
+            level = "L3" if number == 4 else f"L{number}"
+            inject = inject or number == 4
+        if unknown:
+            raise ValueError(f"unknown switch '{'+'.join(sorted(unknown))}' in variant '{name}'")
+        gate = gate or "gate" in flags
+        if gate and "heuristic" in flags:
+            raise ValueError(f"variant '{name}': +gate (oracle) and +heuristic are two gates")
+        if "planner" in flags and "heuristic" not in flags:
+            raise ValueError(
+                f"variant '{name}': +planner feeds the deployable gate; add +heuristic"
+            )
+        return cls(
+            level=level,
+            inject=inject or "inject" in flags,
+            gate=gate,
+            heuristic="heuristic" in flags,
+            planner="planner" in flags,
+            completion_loop="completion-loop" in flags,
+            loop_controller="loop-controller" in flags,
+            uncapped="uncapped" in flags,
+        )
+
+
+def parse_variants(names: str | list[str]) -> list[Variant]:
+    """Comma-separated or listed variant names; a set's name (`headline`, `products`,
+    `seed-stack`, `seed-factorial`) expands to its variants."""
+    raw = names.split(",") if isinstance(names, str) else names
+    result: list[Variant] = []
+    for name in (n.strip() for n in raw if n.strip()):
+        expanded = SETS.get(name, (name,))
+        result.extend(Variant.parse(n) for n in expanded)
+    return list(dict.fromkeys(result))

@@ -1,0 +1,273 @@
+"""No tool call can kill an episode or half-update a store: property tests over every todo tool
+of every design and every workspace tool, called directly and through inspect's tool path.
+
+Each generated call must end as a result or a tool error, add exactly one ledger event, leave
+the store's invariants intact, and, when refused, leave the store and the workspace exactly as
+they were. Nothing outside the workspace may change. `FUZZ_CALLS` (below) says how many calls
+run per tool: a few hundred in the default suite, 2,000 in the slow one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import os
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from inspect_ai.model import ChatMessageAssistant, execute_tools
+from inspect_ai.tool import ToolCall, ToolError
+
+from harness.episode.gate.tracker import TaskStateTracker
+from harness.episode.ledger import Ledger
+from harness.episode.tools import Episode, todo_tools, workspace_tools
+from harness.episode.workspace import Workspace
+from harness.suite.scenario import TOOL_ARGS
+from harness.todo.registry import designs
+from tests.helpers import DOCS
+
+HOSTILE_IDS = [
+    "",
+    "None",
+    "²",
+    "٣",
+    "1" * 5000,
+    "-1",
+    "0",
+    "1",
+    "1",
+    "2",
+    "#3",
+    " 4 ",
+    "a b",
+    "\x00",
+]
+HOSTILE_TEXT = ["", " ", "a\x07b", "\x00", "x" * 5000, "\ud800", "写测试", "Write a.md", "\n"]
+HOSTILE_PATHS = [
+    "../x", "a/../../x", "/etc/passwd", "~/x", "~", "a/" * 200, "a\x00b", "..\\..\\x",
+    "loop", "loop/x", "pipe", "out/x.txt", "out", "d", "d/", "./a.md", "a.md", "x" * 300,
+    "exports/1.xlsx", "t.csv", "", ".", "é/ü.txt",
+]  # fmt: skip
+STATUS = ["pending", "in_progress", "completed", "deleted", "DONE", "", None, 3]
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=30)
+    | st.sampled_from(HOSTILE_IDS + HOSTILE_TEXT + HOSTILE_PATHS)
+)
+anything = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+todo_item = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": st.sampled_from(HOSTILE_IDS) | anything,
+        "text": st.sampled_from(HOSTILE_TEXT) | st.text(max_size=20) | anything,
+        "content": st.sampled_from(HOSTILE_TEXT) | st.text(max_size=20),
+        "status": st.sampled_from(STATUS) | anything,
+        "step": st.text(max_size=20),
+        "activeForm": st.text(max_size=10),
+    },
+)
+VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "items": st.lists(todo_item, max_size=25) | anything,
+    "todos": st.lists(todo_item, max_size=25) | anything,
+    "plan": st.lists(todo_item, max_size=25) | anything,
+    "path": st.sampled_from(HOSTILE_PATHS) | st.text(max_size=40),
+    "src": st.sampled_from(HOSTILE_PATHS) | st.text(max_size=40),
+    "dst": st.sampled_from(HOSTILE_PATHS) | st.text(max_size=40),
+    "content": st.sampled_from(HOSTILE_TEXT) | st.text(max_size=200),
+    "rows": st.lists(st.lists(st.sampled_from(HOSTILE_TEXT) | scalars, max_size=4), max_size=6)
+    | anything,
+}
+
+
+def arguments(params: list[str]) -> st.SearchStrategy[dict[str, Any]]:
+    """Declared arguments (sometimes missing, often hostile) plus now and then an extra one."""
+    optional = {
+        p: VALUES.get(p, st.sampled_from(HOSTILE_IDS + HOSTILE_TEXT) | anything) for p in params
+    }
+    return st.fixed_dictionaries({}, optional={**optional, "bogus": anything})
+
+
+def plant(root: Path, outside: Path) -> None:
+    """A workspace an attacker prepared: a symlink loop, a link out, a fifo, a folder."""
+    os.symlink("loop", root / "loop")
+    os.symlink(outside, root / "out")
+    os.mkfifo(root / "pipe")
+    (root / "d").mkdir()
+
+
+def tree(root: Path) -> dict[str, bytes | str]:
+    """Every entry under root, without following links: files by content, the rest by kind."""
+    state: dict[str, bytes | str] = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder) / name
+            key = str(path.relative_to(root))
+            if path.is_symlink():
+                state[key] = "link:" + os.readlink(path)
+            elif path.is_dir():
+                state[key] = "dir"
+            elif path.is_file():
+                state[key] = path.read_bytes()
+            else:
+                state[key] = "special"
+    return state
+
+
+class Harness:
+    """One episode's real tools for one design, in a planted workspace."""
+
+    def __init__(self, design: str, tmp: Path) -> None:
+        self.outside = tmp / "outside"
+        self.outside.mkdir(exist_ok=True)
+        (self.outside / "secret.txt").write_text("secret")
+        root = tmp / "ws"
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir()
+        plant(root, self.outside)
+        self.episode = Episode(
+            store=designs()[design](),
+            workspace=Workspace(root),
+            ledger=Ledger(scenario=DOCS.id, variant=design),
+            tracker=TaskStateTracker(DOCS),
+        )
+        self.tools = {
+            t.name: t for t in [*todo_tools(self.episode), *workspace_tools(self.episode)]
+        }
+
+    def check(self, name: str, args: dict[str, Any], via_inspect: bool) -> bool:
+        """Run one call and assert every property; True if it was accepted."""
+        store, root = self.episode.store, self.episode.workspace.root
+        before_store = copy.deepcopy(store.__dict__)
+        before_tree, before_outside = tree(root), tree(self.outside)
+        events = len(self.episode.ledger.events)
+        ran = True
+        if via_inspect:
+            accepted, ran = self._through_inspect(name, args)
+        else:
+            try:
+                asyncio.run(self.tools[name].tool(**args))
+                accepted = True
+            except ToolError:
+                accepted = False
+        new = self.episode.ledger.events[events:]
+        # recorded (a tick may follow an accepted call); calls inspect itself refused never
+        # reach the tool: the agent loop records those as malformed (tests/scoring/test_truth.py)
+        assert (new and getattr(new[0], "tool", None) == name) if ran else not new
+        assert store.problems() is None, store.problems()
+        assert tree(self.outside) == before_outside
+        if not accepted:
+            assert store.__dict__ == before_store
+            assert tree(root) == before_tree
+        return accepted
+
+    def _through_inspect(self, name: str, args: dict[str, Any]) -> tuple[bool, bool]:
+        """(accepted, ran): inspect may refuse the arguments itself, then the tool never ran."""
+        call = ToolCall(id="c1", function=name, arguments=args, type="function")
+        message = ChatMessageAssistant(content="", tool_calls=[call])
+        result = asyncio.run(execute_tools([message], list(self.tools.values())))
+        (reply,) = result.messages
+        error = getattr(reply, "error", None)
+        if error is None:
+            return True, True
+        return False, error.type != "parsing"
+
+    def close(self) -> None:
+        self.episode.workspace.cleanup()
+
+
+def tool_names(design: str) -> list[str]:
+    return [spec.name for spec in designs()[design].tool_specs()]
+
+
+DESIGNS = sorted(designs())
+WORKSPACE = list(TOOL_ARGS)
+
+
+def fuzz(
+    design: str, tmp: Path, examples: int, via_inspect: bool, names: list[str] | None = None
+) -> Counter[str]:
+    """Run `examples` generated call sequences (1-6 calls each) on fresh episodes."""
+    seen: Counter[str] = Counter()
+    harness = Harness(design, tmp)
+    names = names or tool_names(design) + WORKSPACE
+    params = {n: list(harness.tools[n].parameters.properties) for n in names}
+    call = st.sampled_from(names).flatmap(lambda n: st.tuples(st.just(n), arguments(params[n])))
+
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+        database=None,
+    )
+    @given(st.lists(call, min_size=1, max_size=6))
+    def episode(calls: list[tuple[str, dict[str, Any]]]) -> None:
+        nonlocal harness
+        harness.close()
+        harness = Harness(design, tmp)
+        for name, args in calls:
+            harness.check(name, args, via_inspect)
+            seen[name] += 1
+
+    try:
+        episode()
+    finally:
+        harness.close()
+    return seen
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_no_call_kills_an_episode_or_half_updates_a_store(design: str, tmp_path: Path) -> None:
+    seen = fuzz(design, tmp_path, examples=25, via_inspect=False)
+    seen += fuzz(design, tmp_path, examples=8, via_inspect=True)
+    assert set(seen) == set(tool_names(design) + WORKSPACE)
+
+
+#: calls per example: sequences of 1-6 calls, 3.5 on average
+PER_EXAMPLE = 3.5
+
+
+def at_least(design: str, tmp: Path, names: list[str], wanted: int = 2000) -> Counter[str]:
+    """Fuzz `names` until each has had `wanted` calls: one run a fifth of it through inspect,
+    then top-ups of whichever tool is short (how calls spread over tools varies)."""
+    examples = int(wanted * len(names) / PER_EXAMPLE)
+    seen = fuzz(design, tmp, examples * 4 // 5, via_inspect=False, names=names)
+    seen += fuzz(design, tmp, examples // 5, via_inspect=True, names=names)
+    for _ in range(10):
+        short = [n for n in names if seen[n] < wanted]
+        if not short:
+            break
+        deficit = max(wanted - seen[n] for n in short)
+        seen += fuzz(design, tmp, int(deficit / PER_EXAMPLE) + 20, via_inspect=False, names=short)
+    return seen
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("design", DESIGNS)
+def test_two_thousand_calls_per_todo_tool(design: str, tmp_path: Path) -> None:
+    todo = tool_names(design)
+    seen = at_least(design, tmp_path, todo)
+    print(f"{design}: {dict(seen)}")
+    assert min(seen[name] for name in todo) >= 2000, seen
+
+
+@pytest.mark.heavy
+def test_two_thousand_calls_per_workspace_tool(tmp_path: Path) -> None:
+    seen = at_least("L3-granular", tmp_path, WORKSPACE)
+    print(f"workspace: {dict(seen)}")
+    assert min(seen[name] for name in WORKSPACE) >= 2000, seen

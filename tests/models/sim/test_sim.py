@@ -1,0 +1,202 @@
+"""The simulated agent: perfect when faultless, faults accounted exactly, blind to the variant."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import EvalLog, EvalSample
+
+from harness.episode.record import EpisodeRecord
+from harness.metrics import COST_METRICS
+from harness.models.sim.profiles import ProfileError, load_profile
+from harness.run.task import build_task
+from harness.todo.variants import HEADLINE, PRODUCTS
+from tests.helpers import ROOT
+
+SIM_DIR = ROOT / "harness" / "models" / "sim"
+FAULT_METRICS = (
+    "dropped_todos",
+    "lost_history",
+    "mutated_text",
+    "id_churn",
+    "invented_todos",
+    "false_todo_completions",
+    "fake_tool_calls",
+)
+
+
+def run_all(
+    model: str,
+    tmp_path: Path,
+    variants: tuple[str, ...] = HEADLINE,
+    epochs: int = 1,
+    **model_args: object,
+) -> list[EvalLog]:
+    logs = eval(
+        [build_task(v) for v in variants],
+        model=model,
+        model_args=model_args,
+        epochs=epochs,
+        display="none",
+        log_dir=str(tmp_path),
+        max_tasks=len(variants),
+    )
+    assert all(log.status == "success" for log in logs)
+    return logs
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("variants", [HEADLINE, PRODUCTS], ids=["headline", "products"])
+def test_oracle_is_perfect_on_every_variant_and_scenario(
+    tmp_path: Path, variants: tuple[str, ...]
+) -> None:
+    for log in run_all("sim/oracle", tmp_path, variants=variants):
+        for sample in log.samples or []:
+            value = sample.scores["todo_scorer"].value  # type: ignore[index]
+            assert isinstance(value, dict)
+            faults = {
+                k: v
+                for k, v in value.items()
+                if v and k != "task_success" and k not in COST_METRICS
+            }
+            assert value["task_success"] == 1, (log.eval.metadata, sample.id)
+            assert faults == {}, (log.eval.metadata, sample.id, faults)
+
+
+def store_unsure(sample: EvalSample) -> bool:
+    """Whether the simulated agent marked a turn's fault record as resting on a guess: a write
+    with faults whose result compaction hid (so it cannot know whether a design refused it)."""
+    return any(
+        (event.output.message.metadata or {}).get("sim_store_unsure")
+        for event in sample.events
+        if isinstance(event, ModelEvent)
+    )
+
+
+def injected_faults(sample: EvalSample) -> tuple[Counter[str], Counter[str]]:
+    """(faults that reached an accepted state, what the scorer counted) for one episode.
+
+    Faults are read from the model events, which keep every turn; the sample's messages lose
+    the turns that compaction removed.
+    """
+    score = sample.scores["todo_scorer"]  # type: ignore[index]
+    assert isinstance(score.value, dict) and score.metadata
+    accepted = {
+        e["call_id"]
+        for e in sample.store_as(EpisodeRecord).ledger["events"]
+        if e["kind"] == "todo" and e["accepted"]
+    }
+    injected: Counter[str] = Counter()
+    for event in sample.events:
+        if not isinstance(event, ModelEvent):
+            continue
+        for fault in (event.output.message.metadata or {}).get("sim_faults", []):
+            metric = fault["metric"]
+            if metric == "fake_tool_calls" or (metric and fault["call_id"] in accepted):
+                injected[metric] += 1
+    scored = Counter({m: int(score.value[m]) for m in FAULT_METRICS if score.value[m]})
+    return injected, scored
+
+
+def check_fault_record(
+    logs: list[EvalLog], where: str, unsure_share: float = 0.1
+) -> tuple[Counter[str], int]:
+    """Every episode's fault record equals what the scorer counted, except in an episode the
+    sim marked unsure (see `store_unsure`); returns the scored totals and the unsure count."""
+    totals: Counter[str] = Counter()
+    unsure = episodes = 0
+    for log in logs:
+        label = (log.eval.metadata or {})["variant"]
+        for sample in log.samples or []:
+            episodes += 1
+            injected, scored = injected_faults(sample)
+            totals += scored
+            if store_unsure(sample):
+                unsure += 1
+                continue
+            assert injected == scored, (where, label, sample.id, sample.epoch)
+    # a record that is often "unsure" would prove little (a whole suite: at most 1 in 10)
+    assert unsure <= unsure_share * episodes, (where, unsure, episodes)
+    return totals, unsure
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("seed", range(5))  # one test per seed so xdist spreads them over cores
+@pytest.mark.parametrize("profile", ["chaotic", "sloppy", "careful", "own-words", "oracle"])
+def test_scorers_count_exactly_the_injected_faults_that_reached_the_store(
+    tmp_path: Path, profile: str, seed: int
+) -> None:
+    """Per episode, for every shipped scenario x every headline variant, on one profile and
+    seed (every shipped profile x seeds 0-4 in make test-slow)."""
+    totals, _ = check_fault_record(
+        run_all(f"sim/{profile}", tmp_path, seed=seed), f"{profile} seed {seed}"
+    )
+    if profile == "chaotic":
+        # its run must exercise every detector, or the equality proves little (each of seeds
+        # 0-4 fires every one at least once)
+        assert all(totals[m] > 0 for m in FAULT_METRICS), totals
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("profile", "seed"), [("sloppy", 1), ("sloppy", 3), ("careful", 3)])
+def test_the_fault_record_holds_where_it_once_failed(
+    tmp_path: Path, profile: str, seed: int
+) -> None:
+    """The fast slice for make test: compaction (a stale memory: a completed item lost, a
+    second tick, texts written back from before a hidden write) and config_migration (a wrong
+    result that breaks the subtasks after it), where sim/sloppy's record was wrong."""
+    logs = eval(
+        [build_task(v, scenarios="compaction,config_migration") for v in HEADLINE],
+        model=f"sim/{profile}",
+        model_args={"seed": seed},
+        display="none",
+        log_dir=str(tmp_path),
+        max_tasks=len(HEADLINE),
+    )
+    assert all(log.status == "success" for log in logs)
+    # compaction is where a hidden result makes the record unsure: at most its 6 episodes
+    check_fault_record(logs, f"{profile} seed {seed}", unsure_share=0.5)
+
+
+def test_the_simulated_agent_never_sees_the_variant() -> None:
+    source = "\n".join(p.read_text() for p in SIM_DIR.glob("*.py"))
+    for module in ("harness.episode.loop", "harness.episode.tools", "harness.todo.variants"):
+        assert module not in source, module
+    words = re.sub(r"\bharness(\.\w+)+", "", source)  # module paths (`episode.gate.planner`)
+    for word in (
+        "variant",
+        "Variant",
+        "inject",
+        "gate",
+        "LEVELS",
+        "label",
+        "L0",
+        "L1",
+        "L2",
+        "L3",
+        "L4",
+    ):
+        assert not re.search(rf"\b{re.escape(word)}\b", words), word
+
+
+def test_profiles_and_overrides() -> None:
+    assert load_profile("oracle").drop == 0
+    assert load_profile("sloppy", {"drop": 0.5, "seed": 7}).drop == 0.5
+    with pytest.raises(ProfileError, match="unknown sim profile 'nope'"):
+        load_profile("nope")
+    with pytest.raises(ProfileError, match="field 'drop'"):
+        load_profile("sloppy", {"drop": 3})
+    with pytest.raises(ProfileError, match="field 'dropp'"):
+        load_profile("sloppy", {"dropp": 0.1})
+
+
+def test_profile_file(tmp_path: Path) -> None:
+    path = tmp_path / "mine.yaml"
+    path.write_text("drop: 0.25\nmutate: 0.1\n")
+    profile = load_profile(f"file:{path}")
+    assert (profile.name, profile.drop, profile.mutate) == ("mine", 0.25, 0.1)

@@ -1,0 +1,112 @@
+"""The folder tree is the architecture: each wing imports only the wings below it, no module
+imports itself back through others, and a reader of results loads no agent loop."""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import ROOT
+
+HARNESS = ROOT / "harness"
+#: lowest first; a module may import its own wing and any wing listed before it
+WINGS = (
+    "ground",
+    "suite",
+    "todo",
+    "episode",
+    "scoring",
+    "models",
+    "audit",
+    "results",
+    "run",
+    "cli",
+)
+GROUND = {"metrics", "matcher", "paths", "progress", "versions", "_face", "PACKAGE_DIR"}
+
+
+def _wing(module: str) -> str:
+    parts = module.split(".")
+    return "ground" if len(parts) == 1 or parts[1] in GROUND else parts[1]
+
+
+def _is_module(name: str) -> bool:
+    path = HARNESS.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _targets(node: ast.AST) -> list[str]:
+    """The harness modules one import statement loads."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.startswith("harness")]
+    if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("harness"):
+        # `from harness.episode import prompts` loads the module harness.episode.prompts
+        named = [f"{node.module}.{a.name}" for a in node.names]
+        return [m for m in named if _is_module(m)] or [str(node.module)]
+    return []
+
+
+def _imports() -> dict[str, set[str]]:
+    """Every harness module and the harness modules it imports at run time (at any depth in the
+    file; `if TYPE_CHECKING:` blocks, where a package face names its modules, do not count)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted(HARNESS.rglob("*.py")):
+        parts = path.relative_to(HARNESS.parent).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+            for inner in ast.walk(node)
+        }
+        graph[module] = {
+            target
+            for node in ast.walk(tree)
+            if id(node) not in typing_only
+            for target in _targets(node)
+        }
+    return graph
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """`module -> target` for every import of a wing above the module's own."""
+    return [
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in sorted(targets)
+        if WINGS.index(_wing(target)) > WINGS.index(_wing(module))
+    ]
+
+
+def test_every_module_is_in_a_known_wing() -> None:
+    assert {_wing(module) for module in _imports()} <= set(WINGS)
+
+
+def test_no_wing_imports_a_wing_above_it() -> None:
+    assert upward_imports(_imports()) == []
+
+
+def test_the_rule_catches_an_upward_import() -> None:
+    graph = {"harness.episode.loop": {"harness.run.runner"}, "harness.run.runner": set()}
+    assert upward_imports(graph) == ["harness.episode.loop -> harness.run.runner"]
+
+
+def test_no_import_cycles() -> None:
+    graph = {module: targets - {module} for module, targets in _imports().items()}
+    graphlib.TopologicalSorter(graph).prepare()  # raises CycleError naming the cycle
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["harness.results", "harness.results.summary", "harness.episode.record", "harness.todo"],
+)
+def test_readers_load_no_loop_no_runner_no_provider(module: str) -> None:
+    heavy = ("harness.episode.loop", "harness.run", "harness.models", "harness.scoring")
+    code = f"import sys, {module}\nprint(sorted(m for m in sys.modules if m.startswith({heavy!r})))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
