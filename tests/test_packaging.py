@@ -26,8 +26,11 @@ def _copy_source(dest: Path) -> Path:
     shutil.copytree(
         ROOT,
         dest,
+        # top-level folders only: harness/results/ is code, results/ is not
         ignore=lambda d, names: [
-            n for n in names if n in skip or n.endswith(".egg-info") or n == "__pycache__"
+            n
+            for n in names
+            if (n in skip and Path(d) == ROOT) or n.endswith(".egg-info") or n == "__pycache__"
         ],
     )
     return dest
