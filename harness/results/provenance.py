@@ -17,8 +17,6 @@ from harness.results.summary import Provenance
 from harness.suite.scenario import Scenario
 from harness.versions import SIM_VERSION, TASK_VERSION
 
-HARNESS = PACKAGE_DIR
-
 
 def scenario_hash(scenarios: Iterable[Scenario]) -> str:
     """Of the scenarios as loaded (generated families expanded), in id order."""
@@ -32,9 +30,9 @@ def scenario_hash(scenarios: Iterable[Scenario]) -> str:
 def code_hash() -> str:
     """Of every source and data file of the harness package."""
     digest = hashlib.sha256()
-    for path in sorted(HARNESS.rglob("*")):
+    for path in sorted(PACKAGE_DIR.rglob("*")):
         if path.is_file() and path.suffix in (".py", ".yaml") and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(HARNESS).as_posix().encode())
+            digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -53,7 +51,7 @@ def project_version() -> str:
 def git_commit() -> str | None:
     try:
         out = subprocess.run(
-            ["git", "-C", str(HARNESS), "rev-parse", "HEAD"],
+            ["git", "-C", str(PACKAGE_DIR), "rev-parse", "HEAD"],
             capture_output=True,
             text=True,
             timeout=5,
