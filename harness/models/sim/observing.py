@@ -1,0 +1,191 @@
+"""How the simulated agent takes in what it is shown: tool results, user turns, an injected
+list, compaction. Everything it knows comes from these messages and its own memory of them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
+
+from harness.models.sim.beliefs import Beliefs
+from harness.models.sim.recall import parse_rendered
+from harness.todo.base import TodoItem
+
+#: memory after compaction counts as this many turns stale at least
+LOST_STALENESS = 8
+TODO_TOOLS = {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
+
+
+class Observer(Beliefs):
+    """Updates the agent's memory from the messages since its last turn."""
+
+    def observe(self, messages: list[ChatMessage], system_text: str, tools: set[str]) -> None:
+        m = self.m
+        m.staleness += 1
+        injected = parse_rendered(system_text)
+        last = max(
+            (i for i, msg in enumerate(messages) if isinstance(msg, ChatMessageAssistant)),
+            default=-1,
+        )
+        calls = {}
+        if last >= 0:
+            assistant = messages[last]
+            assert isinstance(assistant, ChatMessageAssistant)
+            calls = {c.id: c for c in assistant.tool_calls or []}
+        for message in messages[last + 1 :]:
+            if isinstance(message, ChatMessageTool):
+                self._observe_tool(message, calls.get(message.tool_call_id or ""))
+            elif isinstance(message, ChatMessageUser) and last >= 0:
+                self._observe_user(message.text)
+        # a history shorter than the last one seen was compacted (each compaction once)
+        if len(messages) < m.history_seen:
+            self._compacted()
+        m.history_seen = len(messages)
+        if injected is not None:
+            self._see(injected)
+
+    def _compacted(self) -> None:
+        m = self.m
+        m.lost = True
+        m.staleness = max(m.staleness, LOST_STALENESS)
+        m.forgotten = {item.id for item in m.seen or [] if self.rng.random() < self.p.forget}
+
+    def _see(self, items: list[TodoItem]) -> None:
+        self.m.seen = list(items)
+        self.m.store = list(items)
+        self.m.unconfirmed = False
+        self.m.staleness = 0
+        self.m.lost = False
+        self.m.forgotten = set()
+        for item in items:
+            if item.id.isdigit():
+                self.m.max_id = max(self.m.max_id, int(item.id))
+
+    def _observe_tool(self, message: ChatMessageTool, call: Any) -> None:
+        text = message.text
+        function = message.function or (call.function if call else "")
+        error = message.error.message if message.error else None
+        if function in TODO_TOOLS:
+            self.m.unconfirmed = False
+            if error is not None and call is not None:
+                self._undo_store(call.function, call.arguments)
+            listed = parse_rendered(error or text)
+            if listed is not None:
+                self._see(listed)
+            elif error is None and call is not None:
+                self._apply_own_op(call.function, call.arguments, text)
+            if error is not None and self.rng.random() < self.p.repair:
+                self.m.repair_now = True
+            return
+        step = self.m.inflight.pop(message.tool_call_id or "", None)
+        if step is not None:
+            exact = step in self.m.exact_steps and error is None
+            # a failed step is taken as done: the agent moves on (outcome checks will tell)
+            self._step_finished(step, exact)
+
+    def _undo_store(self, function: str, args: dict[str, Any]) -> None:
+        """Bookkeeping: a refused call left the store as it was."""
+        m = self.m
+        if function == "todo" and isinstance(m.undo.get("todo"), list):
+            m.store = list(m.undo.pop("todo"))  # type: ignore[arg-type]
+        elif function == "update_todo_status":
+            prior = m.undo.pop(str(args.get("id", "")), None)
+            if isinstance(prior, TodoItem) and m.store is not None:
+                m.store = [prior if i.id == prior.id else i for i in m.store]
+
+    def _apply_own_op(self, function: str, args: dict[str, Any], result: str) -> None:
+        """A confirmed single op: the agent updates its memory as it intended the op."""
+        m = self.m
+        items = list(m.seen or [])
+        target = str(args.get("id", ""))
+        if function == "todo":  # a rewrite the tool accepted without showing the list back:
+            # the agent knows the list it just wrote, as well as if it had been shown it
+            self._see([TodoItem.model_validate(i) for i in args.get("items") or []])
+            return
+        held = self._store()  # bookkeeping: what the op did to the store, at the id it named
+        if function == "add_todo":
+            added = re.match(r"Added #(\S+):", result)
+            if added:
+                item = TodoItem(id=added.group(1), text=str(args.get("text", "")))
+                items.append(item)
+                m.store = [*held, item]
+                if added.group(1).isdigit():
+                    m.max_id = max(m.max_id, int(added.group(1)))
+        elif function == "delete_todo":
+            items = [i for i in items if i.id != m.intended.get(target, target)]
+            m.store = [i for i in held if i.id != target]
+        elif function == "rename_todo":
+            text = str(args.get("new_text"))
+            m.store = [i.model_copy(update={"text": text}) if i.id == target else i for i in held]
+        elif function in ("update_todo_status", "rename_todo"):
+            meant = m.intended.get(target, target)
+            field_name, value = (
+                ("status", args.get("status"))
+                if function == "update_todo_status"
+                else ("text", args.get("new_text"))
+            )
+            items = [
+                i.model_copy(update={field_name: value}) if i.id == meant else i for i in items
+            ]
+        m.seen = items
+
+    def _observe_user(self, text: str) -> None:
+        m = self.m
+        if text.startswith("<reminder>"):
+            m.reminded = True
+            return
+        if text.startswith("Completion blocked"):
+            # a refusal lists what is pending by title, or in the words of the agent's plan
+            own = {
+                subtask.id
+                for line in re.findall(r"\[ \] (.+)", text)
+                for subtask in self._understand(line.strip())
+            }
+            for subtask in self.s.subtasks:
+                if f"[ ] {subtask.title}" in text or subtask.id in own:
+                    m.forced.add(subtask.id)
+                    m.exact_args.add(subtask.id)
+                    m.work_done.discard(subtask.id)
+                    m.steps_done -= set(self._step_ids(subtask.id))
+                    m.verified_steps -= set(self._step_ids(subtask.id))
+                    m.verified.discard(subtask.id)
+            return
+        if "Call the tool for real" in text:
+            m.nudged = True
+            return
+        for turn in self.s.user_turns:
+            if turn.message == text and turn.subtask:
+                m.user_ops.append((turn.action, turn.subtask))
+                if turn.action == "add":
+                    m.added.append(turn.subtask)
+                elif turn.action == "cancel":
+                    m.cancelled.add(turn.subtask)
+                    if any(i in m.steps_done for i in self._step_ids(turn.subtask)):
+                        # its work is already done: revert it as the scenario says how
+                        m.undo_queue.extend(
+                            i
+                            for i, step in enumerate(self.s.reference)
+                            if step.subtask == turn.subtask and step.undo
+                        )
+                elif turn.action == "rename" and turn.new_text:
+                    m.renamed[turn.subtask] = turn.new_text
+
+    def _step_finished(self, index: int, exact: bool) -> None:
+        m = self.m
+        m.steps_done.add(index)
+        m.exact_steps.discard(index)
+        if exact:
+            m.verified_steps.add(index)
+        order = [s.id for s in self.s.subtasks]
+        subtask_id = self.s.reference[index].subtask
+        if all(i in m.steps_done for i in self._step_ids(subtask_id)):
+            verified = self._would_tick(subtask_id)
+            # subtasks with no steps of their own finish with the one before them
+            for later in order[order.index(subtask_id) :]:
+                if later != subtask_id and self._step_ids(later):
+                    break
+                m.work_done.add(later)
+                m.forced.discard(later)
+                if verified:
+                    m.verified.add(later)
