@@ -5,7 +5,7 @@ fields. Expansion is deterministic from the file's `seed`: the same file always 
 scenarios. Every generated scenario is an ordinary `Scenario`, validated and checked like a
 written one.
 
-Families:
+Families (the `FAMILIES` table at the end maps each name to its builder):
 - `per_file`: n input files processed one by one (an upper-case copy each), one subtask per
   file; optional near-duplicate decoys that must be left alone, repeated compactions, and
   several user changes (an added file, a cancelled file with undo, a renamed todo).
@@ -15,9 +15,11 @@ Families:
 from __future__ import annotations
 
 import random
-from typing import Any, Literal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 #: generated sizes are bounded so a family cannot blow up a run
 MAX_SIZE = 150
@@ -28,7 +30,7 @@ class Family(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    family: Literal["per_file", "rename_chain"]
+    family: str
     title: str = ""
     seed: int = 0
     tags: list[str] = Field(default_factory=list)
@@ -41,12 +43,19 @@ class Family(BaseModel):
     #: share of inputs that get a near-duplicate decoy (per_file only)
     near_duplicates: float = Field(0.0, ge=0, le=1)
 
+    @field_validator("family")
+    @classmethod
+    def _known(cls, name: str) -> str:
+        if name not in FAMILIES:
+            raise ValueError(f"unknown family '{name}'; known: {', '.join(sorted(FAMILIES))}")
+        return name
+
     def expand(self, stem: str) -> list[dict[str, Any]]:
         """Raw scenario dicts, one per size, with ids `<stem>_<size>`."""
         for size in self.sizes:
             if not 2 <= size <= MAX_SIZE:
                 raise ValueError(f"sizes: {size} is outside 2..{MAX_SIZE}")
-        make = _per_file if self.family == "per_file" else _rename_chain
+        make = FAMILIES[self.family]
         return [
             make(self, f"{stem}_{n}", n, random.Random(f"{self.seed}|{stem}|{n}"))
             for n in self.sizes
@@ -96,11 +105,68 @@ def _per_file(family: Family, scenario_id: str, n: int, rng: random.Random) -> d
             },
         ]
 
-    user_turns: list[dict[str, Any]] = []
-    cancelled: list[str] = []
-    added: list[str] = []
-    undo_steps: list[dict[str, Any]] = []
-    checks_extra: list[dict[str, Any]] = []
+    changes = _user_changes(family, names, extra, n, rng)
+    user_turns, cancelled, added = changes.turns, changes.cancelled, changes.added
+    kept = [name for name in [*names, *added] if name not in cancelled]
+    decoy_note = (
+        " Some files have near-duplicate names with a hyphen (in/item-NN.txt): leave those alone."
+        if decoys
+        else ""
+    )
+    prompt = (
+        f"For each of the {n} files in/{names[0]}.txt ... in/{names[-1]}.txt, write an upper-case "
+        f"copy to out/ with the same name (e.g. in/{names[0]}.txt -> out/{names[0]}.txt). "
+        f"Track one todo per file.{decoy_note}"
+    )
+    checks: list[dict[str, Any]] = [
+        {"kind": "files_matching", "path": "out/*.txt", "count": len(kept)},
+        *(
+            {
+                "kind": "file_equals",
+                "path": f"out/{name}.txt",
+                "content": content[f"in/{name}.txt"].upper(),
+            }
+            for name in kept
+        ),
+        *changes.checks,
+    ]
+    return {
+        "id": scenario_id,
+        "title": family.title or f"Process {n} files one by one, one todo each",
+        "tags": sorted({*family.tags, "generated", "long"}),
+        "prompt": prompt,
+        "files": files,
+        "subtasks": [subtask(name) for name in [*names, *extra]],
+        "checks": checks,
+        # listing first: it is how an agent sees the inputs, decoys included
+        "reference": [{"subtask": names[0], "tool": "list_files"}]
+        + [s for name in [*names, *extra] for s in steps(name)]
+        + changes.undo_steps,
+        "user_turns": user_turns,
+        # the near-duplicate an agent may drift to: item_07 -> item-07
+        "confusions": {"item_": "item-"} if decoys else {},
+        **_budget(2 * n + 2 * len(added), family),
+    }
+
+
+@dataclass
+class _Changes:
+    """The scripted user changes of a per_file scenario and what they add to it."""
+
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    cancelled: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    undo_steps: list[dict[str, Any]] = field(default_factory=list)
+    checks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _user_changes(
+    family: Family, names: list[str], extra: list[str], n: int, rng: random.Random
+) -> _Changes:
+    """`user_changes` changes spread over the episode, cycling add / cancel (undo) / rename."""
+    out = _Changes()
+    user_turns, cancelled, added = out.turns, out.cancelled, out.added
+    undo_steps, checks_extra = out.undo_steps, out.checks
     for k in range(family.user_changes):
         at = {"when": {"subtask_done": names[min(n - 1, (k + 1) * n // (family.user_changes + 1))]}}
         kind = ("add", "cancel", "rename")[k % 3]
@@ -142,46 +208,7 @@ def _per_file(family: Family, scenario_id: str, n: int, rng: random.Random) -> d
                     "new_text": f"Copy {name} in capitals",
                 }
             )
-    kept = [name for name in [*names, *added] if name not in cancelled]
-    decoy_note = (
-        " Some files have near-duplicate names with a hyphen (in/item-NN.txt): leave those alone."
-        if decoys
-        else ""
-    )
-    prompt = (
-        f"For each of the {n} files in/{names[0]}.txt ... in/{names[-1]}.txt, write an upper-case "
-        f"copy to out/ with the same name (e.g. in/{names[0]}.txt -> out/{names[0]}.txt). "
-        f"Track one todo per file.{decoy_note}"
-    )
-    checks: list[dict[str, Any]] = [
-        {"kind": "files_matching", "path": "out/*.txt", "count": len(kept)},
-        *(
-            {
-                "kind": "file_equals",
-                "path": f"out/{name}.txt",
-                "content": content[f"in/{name}.txt"].upper(),
-            }
-            for name in kept
-        ),
-        *checks_extra,
-    ]
-    return {
-        "id": scenario_id,
-        "title": family.title or f"Process {n} files one by one, one todo each",
-        "tags": sorted({*family.tags, "generated", "long"}),
-        "prompt": prompt,
-        "files": files,
-        "subtasks": [subtask(name) for name in [*names, *extra]],
-        "checks": checks,
-        # listing first: it is how an agent sees the inputs, decoys included
-        "reference": [{"subtask": names[0], "tool": "list_files"}]
-        + [s for name in [*names, *extra] for s in steps(name)]
-        + undo_steps,
-        "user_turns": user_turns,
-        # the near-duplicate an agent may drift to: item_07 -> item-07
-        "confusions": {"item_": "item-"} if decoys else {},
-        **_budget(2 * n + 2 * len(added), family),
-    }
+    return out
 
 
 def _rename_chain(family: Family, scenario_id: str, n: int, rng: random.Random) -> dict[str, Any]:
@@ -234,3 +261,11 @@ def _rename_chain(family: Family, scenario_id: str, n: int, rng: random.Random) 
         + [{"subtask": "log", "tool": "write_file", "args": {"path": "log.md", "content": log}}],
         **_budget(n + 1, family),
     }
+
+
+#: family name -> builder of one raw scenario (the family, its id, its size, its random source);
+#: a new family is one builder and one entry here
+FAMILIES: dict[str, Callable[[Family, str, int, random.Random], dict[str, Any]]] = {
+    "per_file": _per_file,
+    "rename_chain": _rename_chain,
+}
