@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field
 
-from harness.todo.variants import HEADLINE, PRODUCTS
+from harness.todo.variants import HEADLINE
 
 #: 2: rates per accepted-or-rejected todo update; ending, matcher and cache metrics added
 #: 3: clustered standard errors with n and 95% intervals; per-episode values; provenance;
@@ -124,8 +124,8 @@ class Summary(BaseModel):
 
 
 def variant_order(name: str) -> tuple[int, str]:
-    known = (*HEADLINE, *PRODUCTS)
-    return (known.index(name) if name in known else len(known), name)
+    """The board's order: the seed's levels as the seed numbers them, then the rest by name."""
+    return (HEADLINE.index(name) if name in HEADLINE else len(HEADLINE), name)
 
 
 class TaskResult(BaseModel):

@@ -97,6 +97,8 @@ class TodoStore:
     TOOLS: ClassVar[tuple[str, ...]] = ()
     #: whether the seed's item cap applies (the products real agents ship have none)
     CAPPED: ClassVar[bool] = True
+    #: the shipping tool this design reproduces, if any (`--variants products` runs them all)
+    PRODUCT: ClassVar[str] = ""
 
     @classmethod
     def tool_specs(cls) -> list[ToolSpec]:

@@ -36,6 +36,7 @@ class ClaudeTasksStore(TodoStore):
     """Id-based tasks with dependencies; the backend holds the list."""
 
     name: ClassVar[str] = "cc-tasks"
+    PRODUCT: ClassVar[str] = "Claude Code TaskCreate / TaskUpdate"
     CAPPED: ClassVar[bool] = False  # the product has no cap
 
     def __init__(self, max_items: int | None = None) -> None:

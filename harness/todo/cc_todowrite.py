@@ -34,6 +34,7 @@ class ClaudeTodoWriteStore(TodoStore):
     """No ids, no cap, no check against the stored list: the new list simply replaces it."""
 
     name: ClassVar[str] = "cc-todowrite"
+    PRODUCT: ClassVar[str] = "Claude Code TodoWrite"
     CAPPED: ClassVar[bool] = False  # the product has no cap
 
     @classmethod

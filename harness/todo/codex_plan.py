@@ -28,6 +28,7 @@ class CodexPlanStore(TodoStore):
     """A plan of steps with statuses; no ids, no cap."""
 
     name: ClassVar[str] = "codex-plan"
+    PRODUCT: ClassVar[str] = "Codex CLI update_plan"
     CAPPED: ClassVar[bool] = False  # the product has no cap
 
     @classmethod

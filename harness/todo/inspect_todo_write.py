@@ -20,6 +20,7 @@ class InspectTodoWriteStore(TodoStore):
     """Whatever list arrives replaces the last one; the tool answers as the library does."""
 
     name: ClassVar[str] = "inspect-todo_write"
+    PRODUCT: ClassVar[str] = "inspect-ai todo_write"
     CAPPED: ClassVar[bool] = False  # the product has no cap
 
     @classmethod

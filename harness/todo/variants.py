@@ -20,9 +20,7 @@ HEADLINE = (
     "L4-inject",
     "L4-inject+gate",
 )
-#: the todo tools real coding agents ship (`--variants products`)
-PRODUCTS = ("cc-todowrite", "cc-tasks", "codex-plan", "inspect-todo_write")
-SETS = {"headline": HEADLINE, "products": PRODUCTS}
+SETS: dict[str, tuple[str, ...]] = {"headline": HEADLINE}
 
 
 #: the deployable stack of the second seed (`harness/episode/gate/heuristic.py`,
@@ -137,12 +135,20 @@ class Variant(BaseModel):
         )
 
 
+def products() -> tuple[str, ...]:
+    """`--variants products`: every registered design that reproduces a shipping tool (its
+    `PRODUCT`), by name."""
+    from harness.todo.registry import designs
+
+    return tuple(sorted(name for name, design in designs().items() if design.PRODUCT))
+
+
 def parse_variants(names: str | list[str]) -> list[Variant]:
     """Comma-separated or listed variant names; a set's name (`headline`, `products`,
     `seed-stack`, `seed-factorial`) expands to its variants."""
     raw = names.split(",") if isinstance(names, str) else names
     result: list[Variant] = []
     for name in (n.strip() for n in raw if n.strip()):
-        expanded = SETS.get(name, (name,))
+        expanded = products() if name == "products" else SETS.get(name, (name,))
         result.extend(Variant.parse(n) for n in expanded)
     return list(dict.fromkeys(result))

@@ -12,7 +12,7 @@ from harness.todo import (
 )
 from harness.todo.base import TodoRejected
 from harness.todo.registry import DesignError, designs, load
-from harness.todo.variants import PRODUCTS, parse_variants
+from harness.todo.variants import HEADLINE, parse_variants, products
 
 
 def todos(*rows: tuple[str, str]) -> list[dict[str, str]]:
@@ -98,9 +98,30 @@ def test_tasks_ids_dependencies_rename_and_delete() -> None:
 
 
 def test_every_product_is_registered_through_the_entry_points() -> None:
-    assert set(PRODUCTS) <= set(designs())
-    assert [v.label for v in parse_variants("products")] == list(PRODUCTS)
+    assert products() == ("cc-tasks", "cc-todowrite", "codex-plan", "inspect-todo_write")
+    assert all(designs()[name].PRODUCT for name in products())
+    assert not any(designs()[name].PRODUCT for name in HEADLINE[:4])
+    assert [v.label for v in parse_variants("products")] == list(products())
     assert parse_variants("cc-tasks+gate")[0].gate
+
+
+def test_a_users_design_that_names_a_product_joins_the_products_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from harness.todo import registry
+
+    class MyPlanStore(ClaudeTodoWriteStore):
+        name = "my-plan"
+        PRODUCT = "My agent's plan tool"
+
+    class NotAProduct(ClaudeTodoWriteStore):
+        name = "not-a-product"
+        PRODUCT = ""
+
+    monkeypatch.setitem(registry._EXTRA, "my-plan", MyPlanStore)
+    monkeypatch.setitem(registry._EXTRA, "not-a-product", NotAProduct)
+    assert "my-plan" in products() and "not-a-product" not in products()
+    assert "my-plan" in [v.label for v in parse_variants("products")]
 
 
 def test_a_design_loaded_by_module_and_class() -> None:

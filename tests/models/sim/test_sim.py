@@ -15,7 +15,7 @@ from harness.episode.record import EpisodeRecord
 from harness.metrics import COST_METRICS
 from harness.models.sim.profiles import ProfileError, load_profile
 from harness.run.task import build_task
-from harness.todo.variants import HEADLINE, PRODUCTS
+from harness.todo.variants import HEADLINE, products
 from tests.helpers import ROOT
 
 SIM_DIR = ROOT / "harness" / "models" / "sim"
@@ -51,7 +51,7 @@ def run_all(
 
 
 @pytest.mark.heavy
-@pytest.mark.parametrize("variants", [HEADLINE, PRODUCTS], ids=["headline", "products"])
+@pytest.mark.parametrize("variants", [HEADLINE, products()], ids=["headline", "products"])
 def test_oracle_is_perfect_on_every_variant_and_scenario(
     tmp_path: Path, variants: tuple[str, ...]
 ) -> None:
