@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install lock bench test test-slow test-fast lint perf scaling real-model clean regress baseline report
+.PHONY: install lock bench test test-slow test-fast lint perf scaling cluster-scaling real-model clean regress baseline report
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +67,10 @@ perf: $(STAMP)
 # cost against list length (n = 5 ... 100) per design, capped and uncapped: results/scaling/
 scaling: $(STAMP)
 	$(BIN)/python scripts/scaling.py
+
+# one process vs two local workers vs a two-node Ray cluster started here: results/cluster-scaling/
+cluster-scaling: $(STAMP)
+	$(BIN)/python scripts/cluster_scaling.py
 
 real-model: $(STAMP)
 	bash scripts/local_model.sh

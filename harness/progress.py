@@ -56,6 +56,7 @@ class RunProgress:
         self._next_line = 0
         self._bar: Progress | None = None
         self._task = TaskID(0)
+        self._status = ""  # e.g. the shards' state under --executor ray
 
     def __enter__(self) -> RunProgress:
         if self.enabled and self._tty:
@@ -66,24 +67,34 @@ class RunProgress:
                 TextColumn("episodes"),
                 TimeElapsedColumn(),
                 TextColumn("{task.fields[eta]}"),
+                TextColumn("{task.fields[status]}"),
                 console=Console(stderr=True),
             )
             self._bar.start()
             self._task = self._bar.add_task(
-                "run", total=self.total, completed=self.done, eta=self.eta()
+                "run", total=self.total, completed=self.done, eta=self.eta(), status=""
             )
         elif self.enabled and self.done:
             print(f"todo-bench: resuming, {self.done} episodes already done", file=sys.stderr)
         return self
 
+    def status(self, text: str) -> None:
+        """A short note shown beside the count (printed with the next line without a tty)."""
+        self._status = text
+        if self.enabled and self._bar is not None:
+            self._bar.update(self._task, status=text)
+
     def advance(self, n: int = 1) -> None:
+        """`n` more episodes done (negative: a retried shard's episodes counted again)."""
+        if n == 0:
+            return
         if self._first is None:
             self._first = (time.monotonic(), self.done + n)
         self.done += n
         if not self.enabled:
             return
         if self._bar is not None:
-            self._bar.update(self._task, completed=self.done, eta=self.eta())
+            self._bar.update(self._task, completed=self.done, eta=self.eta(), status=self._status)
         elif self.done >= self._next_line or self.done == self.total:
             self._next_line = self.done + max(1, self.total // 10)
             print(self.line(), file=sys.stderr, flush=True)
@@ -100,8 +111,10 @@ class RunProgress:
     def line(self) -> str:
         elapsed = time.monotonic() - self.started
         eta = self.eta()
-        return f"todo-bench: {self.done}/{self.total} episodes, {elapsed:.0f} s" + (
-            f", {eta}" if eta else ""
+        return (
+            f"todo-bench: {self.done}/{self.total} episodes, {elapsed:.0f} s"
+            + (f", {eta}" if eta else "")
+            + (f"; {self._status}" if self._status else "")
         )
 
     def __exit__(

@@ -59,7 +59,7 @@ def bench_seconds(workers: int, root: Path) -> tuple[float, int]:
         scenarios="all",
         scenario_dir=None,
         epochs=1,
-        log_root=root / f"w{workers}",
+        log_root=str(root / f"w{workers}"),
         display="none",
         generate={},
         retry_attempts=1,

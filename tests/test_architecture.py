@@ -26,7 +26,9 @@ WINGS = (
     "run",
     "cli",
 )
-GROUND = {"metrics", "matcher", "paths", "progress", "versions", "_face", "PACKAGE_DIR"}
+GROUND = {
+    "metrics", "matcher", "paths", "progress", "storage", "versions", "_face", "PACKAGE_DIR"
+}  # fmt: skip
 
 
 def _wing(module: str) -> str:

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 from typing import NoReturn, TypeAlias
 
+from harness import storage
 from harness.results.summary import SCHEMA_VERSION, Summary, read_summary
 from harness.run.benchmark import UsageError
 
@@ -43,11 +44,20 @@ def integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
 
 
-def summary_path(path: str) -> Path:
-    candidate = Path(path)
-    if candidate.is_dir():
-        candidate = candidate / "summary.json"
-    if not candidate.is_file():
+def summary_path(path: str) -> str:
+    """A run folder's summary.json, or the file itself; a local path or an object-store URL."""
+    if not storage.is_url(path):
+        local = Path(path)
+        local = local / "summary.json" if local.is_dir() else local
+        if not local.is_file():
+            raise UsageError(f"{path}: no summary.json found")
+        return str(local)
+    candidate = path if path.endswith(".json") else storage.join(path, "summary.json")
+    try:
+        found = storage.is_file(candidate)
+    except (OSError, ValueError, ImportError) as error:
+        raise UsageError(f"{path}: cannot read ({error})") from error
+    if not found:
         raise UsageError(f"{path}: no summary.json found")
     return candidate
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from harness.cli.args import Commands, read
+from harness import storage
+from harness.cli.args import Commands, read, summary_path
 from harness.results.publish import FORMATS, leaderboard
 from harness.run.benchmark import UsageError
 
@@ -21,21 +21,24 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from harness.scoring.scorer import todo_scorer
     from harness.versions import TASK_VERSION
 
-    run_dir = Path(args.run)
+    run_dir = str(args.run)
     try:
-        record = RunRecord.model_validate_json((run_dir / "run.json").read_text(encoding="utf-8"))
+        record = RunRecord.model_validate_json(storage.read_text(storage.join(run_dir, "run.json")))
     except (OSError, ValueError) as error:
         raise UsageError(f"{run_dir}: no readable run.json (a todo-bench run folder)") from error
-    logs = list_eval_logs(str(run_dir / "logs"), recursive=True)
+    logs = list_eval_logs(storage.join(run_dir, "logs"), recursive=True)
     if not logs:
         raise UsageError(f"{run_dir}: no kept logs under logs/ to re-score")
     for info in logs:
-        log = read_eval_log(info)
+        try:
+            log = read_eval_log(info)
+        except Exception:  # a damaged object: read_run below names it and skips it
+            continue
         if log.status != "success":
             continue  # an unfinished variant: resume the run, then re-score
         rescored = inspect_score(log, [todo_scorer()], action="overwrite", display="none")
         write_eval_log(rescored, info.name)
-    results, problems = read_run(run_dir / "logs")
+    results, problems = read_run(storage.join(run_dir, "logs"))
     if not results:
         raise UsageError(f"{run_dir}: no successful logs to summarize")
     origin = record.provenance.model_copy(update={"task_version": TASK_VERSION})
@@ -71,13 +74,12 @@ def cmd_factorial(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    run_dir = Path(args.run)
     summary = read(args.run)
-    folder = run_dir if run_dir.is_dir() else run_dir.parent
+    folder = storage.parent(summary_path(args.run))
     for name, render in FORMATS.values():
         if name is not None:
-            (folder / name).write_text(render(summary), encoding="utf-8")
-            print(folder / name)
+            storage.write_text(storage.join(folder, name), render(summary))
+            print(storage.join(folder, name))
     return 0
 
 

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 
+from harness import storage
 from harness.cli.args import Commands, non_negative, positive
 from harness.results.publish import leaderboard
 from harness.results.summary import PRICES
@@ -18,7 +19,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     plan = BenchmarkPlan(**{name: getattr(args, name) for name in BenchmarkPlan.model_fields})
     result = run_benchmark(plan)
-    log_dir = result.run_dir / "logs"
+    log_dir = storage.join(result.run_dir, "logs")
     if result.summary is None:
         for problem in result.problems:
             print(f"todo-bench: {problem}", file=sys.stderr)
@@ -29,7 +30,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
     # a terminal gets the headline columns; every column is in the run folder's leaderboard.md
     print(leaderboard(result.summary, "brief"))
-    full = result.run_dir / "leaderboard.md"
+    full = storage.join(result.run_dir, "leaderboard.md")
     print(f"full leaderboard: {full} (todo-bench report writes html, tex and csv)")
     print(f"run folder: {result.run_dir}  (logs: inspect view --log-dir {log_dir})")
     print(f"wall time: {result.elapsed:.1f} s", file=sys.stderr)
@@ -77,7 +78,11 @@ def add(sub: Commands) -> None:
     run.add_argument("--seed", type=int, default=0, help="seed of the simulated agent and sampling")
     run.add_argument("--gate", action="store_true", help="add the completion gate to every variant")
     run.add_argument("--inject", action="store_true", help="inject the list into every prompt")
-    run.add_argument("--out", help="run folder (default results/runs/<run-id>; rerun to resume)")
+    run.add_argument(
+        "--out",
+        help="run folder, a path or an object-store URL such as s3://bucket/prefix (default "
+        "results/runs/<run-id>; rerun to resume)",
+    )
     run.add_argument("--prices", default=str(PRICES), help="price table (USD per 1M tokens)")
     run.add_argument(
         "--heuristic-rules",
@@ -121,5 +126,30 @@ def add(sub: Commands) -> None:
         choices=[runner.OWN_DISPLAY, "full", "conversation", "rich", "plain", "log", "none"],
         help="progress: one bar for the whole run across workers (episodes, elapsed, ETA; a "
         "line per tenth when not on a terminal); or one of inspect's displays (first worker)",
+    )
+    run.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        default="local",
+        help="local: worker processes on this machine (default); ray: the run's shards as "
+        "tasks on a Ray cluster (pip install 'todo-bench[ray]')",
+    )
+    run.add_argument(
+        "--ray-address",
+        default=None,
+        help="the Ray cluster to use with --executor ray (ray://host:10001, host:6379 or auto; "
+        "default: start a local one)",
+    )
+    run.add_argument(
+        "--shard-size",
+        type=positive,
+        default=4,
+        help="scenarios per shard with --executor ray (a shard: one variant, every epoch)",
+    )
+    run.add_argument(
+        "--shard-retries",
+        type=non_negative,
+        default=2,
+        help="re-runs of a shard whose worker died, with --executor ray",
     )
     run.set_defaults(func=cmd_run)

@@ -7,8 +7,9 @@ complete, so a partial or stale run is never published as a whole one.
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log, read_eval_log_sample_summaries
@@ -83,39 +84,67 @@ def cause(message: str) -> str:
     return (lines[-1] if lines else message)[:200]
 
 
-def read_run(log_dir: Path) -> tuple[list[TaskResult], list[str]]:
-    """Episode scores per variant (the newest successful log each), and what is missing."""
-    newest: dict[str, tuple[EvalLog, str]] = {}
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def read_run(
+    log_dir: str | Path, warn: Callable[[str], None] = _stderr
+) -> tuple[list[TaskResult], list[str]]:
+    """Episode scores per variant, and what is missing. A variant's episodes come from its
+    newest successful log per scenario selection (one for a run by variant, one per shard for a
+    sharded run); an episode found in two logs counts once, from the newer. A log that cannot
+    be read (a corrupt or partial object) is skipped with a warning."""
+    newest: dict[tuple[str, str], tuple[EvalLog, str]] = {}
     failed: dict[str, str] = {}
     for info in list_eval_logs(str(log_dir), recursive=True):
-        header = read_eval_log(info.name, header_only=True)
+        try:
+            header = read_eval_log(info.name, header_only=True)
+        except Exception as error:  # inspect raises several kinds for a damaged file
+            warn(f"todo-bench: ignored unreadable log {info.name} ({cause(str(error))})")
+            continue
         key = str((header.eval.metadata or {}).get("variant", header.eval.task_id))
         if header.status != "success":
             message = header.error.message if header.error else header.status
             failed.setdefault(key, f"{key}: log {header.status}: {cause(message)}")
             continue
-        # one result per variant: a resumed or repeated run leaves older logs beside newer ones
-        if key not in newest or header.eval.created > newest[key][0].eval.created:
-            newest[key] = (header, info.name)
-    problems = [failed[k] for k in sorted(failed) if k not in newest]
+        # a resumed or repeated run leaves older logs beside newer ones: newest per selection
+        block = (key, str((header.eval.task_args or {}).get("scenarios")))
+        if block not in newest or header.eval.created > newest[block][0].eval.created:
+            newest[block] = (header, info.name)
+    succeeded = {key for key, _ in newest}
+    problems = [failed[k] for k in sorted(failed) if k not in succeeded]
+    by_variant: dict[str, list[tuple[EvalLog, str]]] = defaultdict(list)
+    for (key, _), found in newest.items():
+        by_variant[key].append(found)
     results = []
-    for variant, (header, name) in sorted(newest.items()):
-        episodes = []
-        for sample in read_eval_log_sample_summaries(name):
-            score = (sample.scores or {}).get("todo_scorer")
-            if score is None or not isinstance(score.value, dict):
-                problems.append(f"{variant}: {sample.id} epoch {sample.epoch} has no score")
+    for variant in sorted(by_variant):
+        logs = sorted(by_variant[variant], key=lambda found: found[0].eval.created, reverse=True)
+        episodes: dict[tuple[str, int], EpisodeScores] = {}
+        for _, name in logs:
+            try:
+                samples = read_eval_log_sample_summaries(name)
+            except Exception as error:
+                warn(f"todo-bench: ignored unreadable log {name} ({cause(str(error))})")
                 continue
-            values = {k: float(v) for k, v in score.value.items() if isinstance(v, int | float)}
-            episodes.append(
-                EpisodeScores(scenario=str(sample.id), epoch=sample.epoch, values=values)
-            )
+            for sample in samples:
+                if (str(sample.id), sample.epoch) in episodes:
+                    continue  # a newer log has this episode
+                score = (sample.scores or {}).get("todo_scorer")
+                if score is None or not isinstance(score.value, dict):
+                    problems.append(f"{variant}: {sample.id} epoch {sample.epoch} has no score")
+                    continue
+                values = {k: float(v) for k, v in score.value.items() if isinstance(v, int | float)}
+                episodes[(str(sample.id), sample.epoch)] = EpisodeScores(
+                    scenario=str(sample.id), epoch=sample.epoch, values=values
+                )
+        header = logs[0][0]
         results.append(
             TaskResult(
                 variant=variant,
                 model=header.eval.model,
                 epochs=header.eval.config.epochs or 1,
-                episodes=episodes,
+                episodes=list(episodes.values()),
             )
         )
     return results, problems

@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field
 
+from harness import storage
 from harness.todo.variants import HEADLINE
 
 #: 2: rates per accepted-or-rejected todo update; ending, matcher and cache metrics added
@@ -137,16 +138,17 @@ class TaskResult(BaseModel):
     episodes: list[EpisodeScores]
 
 
-def write_summary(summary: Summary, path: Path) -> None:
-    path.write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
+def write_summary(summary: Summary, path: Path | str) -> None:
+    """Write summary.json (a local path or an object-store URL), whole or not at all."""
+    storage.write_text(path, summary.model_dump_json(indent=2) + "\n")
 
 
-def read_summary(path: Path) -> Summary:
+def read_summary(path: Path | str) -> Summary:
     """A summary.json; NaN and infinities are refused (JSON has no such numbers, and a
     comparison against one would pass whatever the other side says)."""
 
     def refuse(constant: str) -> float:
         raise ValueError(f"{constant} where a number belongs")
 
-    data = json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse)
+    data = json.loads(storage.read_text(path), parse_constant=refuse)
     return Summary.model_validate(data)

@@ -13,21 +13,32 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness import storage
+from harness.progress import RunProgress
 from harness.results.provenance import git_commit, provenance
 from harness.results.publish import leaderboard
-from harness.results.summary import PRICES, Provenance, Summary, price_for, write_summary
-from harness.run import runner
+from harness.results.summary import (
+    PRICES,
+    Price,
+    Provenance,
+    Summary,
+    TaskResult,
+    price_for,
+    write_summary,
+)
+from harness.run import ray_executor, runner
+from harness.run.lease import Lease, LeaseHeld
 from harness.run.runner import RunPlan
+from harness.run.shards import ShardRecord, done_episodes, split
 from harness.suite.scenario import SCENARIO_DIR, select
 from harness.todo.variants import Variant, parse_variants
 
@@ -61,6 +72,14 @@ class BenchmarkPlan(BaseModel):
     workers: int = Field(default_factory=lambda: min(2, os.cpu_count() or 1))
     max_samples: int | None = None
     display: str = runner.OWN_DISPLAY
+    #: `local` (worker processes on this machine) or `ray` (shards as tasks on a Ray cluster)
+    executor: Literal["local", "ray"] = "local"
+    #: the Ray cluster (`ray://host:10001`, `host:6379` or `auto`); None starts a local one
+    ray_address: str | None = None
+    #: scenarios per shard under `--executor ray`
+    shard_size: int = Field(4, ge=1)
+    #: Ray's re-runs of a shard whose worker died
+    shard_retries: int = Field(2, ge=0)
 
 
 class BenchmarkResult(BaseModel):
@@ -68,7 +87,7 @@ class BenchmarkResult(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    run_dir: Path
+    run_dir: str  # a local path or an object-store URL
     summary: Summary | None
     #: every variant ran and every episode was scored
     complete: bool
@@ -169,7 +188,7 @@ class RunRecord(BaseModel):
 
 
 def _claim_run_dir(
-    run_dir: Path, model: str, variants: list[str], seed: int, epochs: int, origin: Provenance
+    run_dir: str, model: str, variants: list[str], seed: int, epochs: int, origin: Provenance
 ) -> None:
     """Write run.json, or refuse to resume into logs made with other inputs or versions."""
     record = RunRecord(
@@ -180,13 +199,15 @@ def _claim_run_dir(
         provenance=origin,
         git_commit=git_commit(),
     )
-    if run_dir.exists() and not run_dir.is_dir():
-        raise UsageError(f"--out {run_dir}: a file, not a folder")
-    path = run_dir / "run.json"
-    if path.is_file():
+    path = storage.join(run_dir, "run.json")
+    try:
+        found = storage.is_file(path)
+    except (OSError, ValueError, ImportError) as error:
+        raise UsageError(f"--out {run_dir}: cannot reach it ({error})") from error
+    if found:
         try:
-            old = RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
-        except ValueError as error:
+            old = RunRecord.model_validate_json(storage.read_text(path))
+        except (OSError, ValueError) as error:
             raise UsageError(f"{path}: unreadable run record; use --fresh to start over") from error
         # compared by meaning: a run made by code that differs only in comments or structure
         # resumes; one made under another task or sim version does not
@@ -208,18 +229,18 @@ def _claim_run_dir(
             )
         record = record.model_copy(update={"variants": sorted({*old.variants, *variants})})
     try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        storage.write_text(path, record.model_dump_json(indent=2) + "\n")
     except OSError as error:
-        raise UsageError(f"--out {run_dir}: cannot write there ({error.strerror})") from error
+        reason = error.strerror or str(error)
+        raise UsageError(f"--out {run_dir}: cannot write there ({reason})") from error
 
 
-def publish_run(summary: Summary, folder: Path) -> str:
-    """Write a run's summary.json and its full markdown leaderboard into a folder; returns it."""
+def publish_run(summary: Summary, folder: str | Path) -> str:
+    """Write a run's summary.json and its full markdown leaderboard into a folder (a path or
+    an object-store URL); returns the leaderboard."""
     board = leaderboard(summary, "md")
-    folder.mkdir(parents=True, exist_ok=True)
-    write_summary(summary, folder / "summary.json")
-    (folder / "leaderboard.md").write_text(board, encoding="utf-8")
+    write_summary(summary, storage.join(folder, "summary.json"))
+    storage.write_text(storage.join(folder, "leaderboard.md"), board)
     return board
 
 
@@ -270,29 +291,68 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
     labels = [v.label for v in variants]
     origin = provenance(scenarios, simulated=is_sim)
     run_dir = (
-        Path(plan.out)
+        plan.out
         if plan.out
-        else RESULTS
-        / "runs"
-        / _run_id(
-            model,
-            plan.seed,
-            plan.epochs,
-            labels,
-            scenario_ids,
-            {**model_args, "max_turns": plan.max_turns} if plan.max_turns else model_args,
-            origin,
+        else storage.join(
+            RESULTS,
+            "runs",
+            _run_id(
+                model,
+                plan.seed,
+                plan.epochs,
+                labels,
+                scenario_ids,
+                {**model_args, "max_turns": plan.max_turns} if plan.max_turns else model_args,
+                origin,
+            ),
         )
     )
-    if plan.fresh and run_dir.exists():
-        shutil.rmtree(run_dir)
+    if plan.executor == "ray" and not ray_executor.available():
+        raise UsageError("--executor ray needs Ray: pip install 'todo-bench[ray]'")
+    if not storage.is_url(run_dir) and Path(run_dir).exists() and not Path(run_dir).is_dir():
+        raise UsageError(f"--out {run_dir}: a file, not a folder")
+    lease = Lease(run_dir)
+    try:
+        lease.acquire()
+    except LeaseHeld as error:
+        raise UsageError(str(error)) from error
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise UsageError(f"--out {run_dir}: cannot write there ({reason})") from error
+    try:
+        return _run_claimed(
+            plan, run_dir, model, model_args, variants, scenario_ids, price, origin, is_sim, say
+        )
+    finally:
+        lease.release()
+
+
+def _run_claimed(
+    plan: BenchmarkPlan,
+    run_dir: str,
+    model: str,
+    model_args: dict[str, Any],
+    variants: list[Variant],
+    scenario_ids: str,
+    price: Price | None,
+    origin: Provenance,
+    is_sim: bool,
+    say: Callable[[str], None],
+) -> BenchmarkResult:
+    """The run, with the folder's lease held: claim, run, summarize, publish."""
+    labels = [v.label for v in variants]
+    scenario_count = len(scenario_ids.split(","))
+    if plan.fresh:  # everything but the lease this driver holds
+        for name in storage.children(run_dir):
+            if name != "driver.lock":
+                storage.remove_tree(storage.join(run_dir, name))
     _claim_run_dir(run_dir, model, labels, plan.seed, plan.epochs, origin)
-    log_dir = run_dir / "logs"
-    log_dir.mkdir(parents=True, exist_ok=True)
+    log_dir = storage.join(run_dir, "logs")
+    storage.make_dirs(log_dir)
     if plan.workers > 1 and len(variants) > 1 and plan.display not in (runner.OWN_DISPLAY, "none"):
         say(f"todo-bench: {plan.workers} worker processes; inspect's display shown for the first")
     say(
-        f"todo-bench: {len(variants)} variants x {len(scenarios)} scenarios x "
+        f"todo-bench: {len(variants)} variants x {scenario_count} scenarios x "
         f"{plan.epochs} epochs on {model} -> {run_dir}"
     )
     started = time.monotonic()
@@ -323,16 +383,19 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         designs=plan.design,
         heuristic_rules=plan.heuristic_rules,
     )
-    from harness.progress import RunProgress
     from harness.results.report import read_run, summarize
 
-    total = len(variants) * len(scenarios) * plan.epochs
-    with RunProgress(
-        total, runner.completed_episodes(run_plan), enabled=plan.display == runner.OWN_DISPLAY
-    ) as display:
-        success = runner.run(run_plan, plan.workers, display)
+    total = len(variants) * scenario_count * plan.epochs
+    if plan.executor == "ray":
+        success = _run_shards(plan, run_plan, run_dir, total, say)
+    else:
+        with RunProgress(
+            total, runner.completed_episodes(run_plan), enabled=plan.display == runner.OWN_DISPLAY
+        ) as display:
+            success = runner.run(run_plan, plan.workers, display)
     elapsed = time.monotonic() - started
-    results, problems = read_run(log_dir)
+    results, problems = read_run(log_dir, warn=say)
+    problems += _missing_episodes(results, labels, scenario_count * plan.epochs)
     if not results:
         return BenchmarkResult(
             run_dir=run_dir, summary=None, complete=False, elapsed=elapsed, problems=problems
@@ -345,10 +408,11 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         problems=problems,
         expected=labels,
     )
-    for folder in (run_dir, RESULTS / "latest") if not plan.out else (run_dir,):
+    for folder in (run_dir, str(RESULTS / "latest")) if not plan.out else (run_dir,):
         publish_run(summary, folder)
-    (run_dir / "timing.json").write_text(
-        json.dumps({"wall_seconds": round(elapsed, 1)}, indent=2) + "\n", encoding="utf-8"
+    storage.write_text(
+        storage.join(run_dir, "timing.json"),
+        json.dumps({"wall_seconds": round(elapsed, 1)}, indent=2) + "\n",
     )
     return BenchmarkResult(
         run_dir=run_dir,
@@ -357,3 +421,62 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         elapsed=elapsed,
         problems=list(summary.problems),
     )
+
+
+def _missing_episodes(results: list[TaskResult], labels: list[str], expected: int) -> list[str]:
+    """A variant with fewer episodes than the plan asked for (a shard that never finished)."""
+    counts = {result.variant: len(result.episodes) for result in results}
+    return [
+        f"{label}: {expected - counts[label]} of {expected} episodes missing"
+        for label in labels
+        if label in counts and counts[label] < expected
+    ]
+
+
+def _run_shards(
+    plan: BenchmarkPlan, run_plan: RunPlan, run_dir: str, total: int, say: Callable[[str], None]
+) -> bool:
+    """`--executor ray`: the plan's shards, those not already in the store, on a Ray cluster;
+    their attempts and outcome recorded in shards.json. True if every shard is done."""
+    shards = split(run_plan.variants, run_plan.scenarios.split(","), plan.shard_size)
+    records = {
+        shard.id: ShardRecord(id=shard.id, variant=shard.variant.label, scenarios=shard.scenarios)
+        for shard in shards
+    }
+    path = storage.join(run_dir, "shards.json")
+    if storage.is_file(path):  # attempts made by earlier drivers of this run
+        for row in json.loads(storage.read_text(path)):
+            earlier = ShardRecord.model_validate(row)
+            if earlier.id in records:
+                records[earlier.id].attempts = earlier.attempts
+    done = 0
+    todo = []
+    for shard in shards:
+        episodes = done_episodes(run_plan, shard)
+        if episodes:
+            records[shard.id].status = "done"
+            done += episodes
+        else:
+            todo.append(shard)
+    if done:
+        say(f"todo-bench: {len(shards) - len(todo)} of {len(shards)} shards already in the store")
+    before = {shard_id: record.attempts for shard_id, record in records.items()}
+    with RunProgress(total, done, enabled=plan.display == runner.OWN_DISPLAY) as display:
+        try:
+            ray_executor.run_on_ray(
+                run_plan, todo, records, display, plan.ray_address, plan.shard_retries
+            )
+        finally:
+            for shard in todo:  # this driver's attempts add to the earlier ones
+                records[shard.id].attempts += before[shard.id]
+            storage.write_text(
+                path,
+                json.dumps([r.model_dump() for r in records.values()], indent=2) + "\n",
+            )
+    failed = [r for r in records.values() if r.status != "done"]
+    for record in failed:
+        say(
+            f"todo-bench: shard {record.id} failed after {record.attempts} attempts"
+            + (f": {record.error}" if record.error else "")
+        )
+    return not failed

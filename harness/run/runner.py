@@ -15,12 +15,11 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from multiprocessing.queues import Queue
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from harness import progress
+from harness import progress, storage
 from harness.progress import RunProgress
 from harness.todo.variants import Variant
 
@@ -38,7 +37,8 @@ class RunPlan(BaseModel):
     scenario_dir: str | None
     epochs: int
     max_turns: int | None = None
-    log_root: Path
+    #: the run's logs folder: a local path or an object-store URL (`harness/storage.py`)
+    log_root: str
     display: str
     generate: dict[str, Any]
     retry_attempts: int
@@ -47,8 +47,8 @@ class RunPlan(BaseModel):
     heuristic_rules: str | None = None  # keyword table of the +heuristic gate
 
 
-def log_dir_for(plan: RunPlan, variant: Variant) -> Path:
-    return plan.log_root / variant.label
+def log_dir_for(plan: RunPlan, variant: Variant) -> str:
+    return storage.join(plan.log_root, variant.label)
 
 
 def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
@@ -72,7 +72,7 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
     with _without_provider_state(plan.model), _quiet_console(quiet):
         success, _ = eval_set(
             [eval_entry()(**task_args)],
-            log_dir=str(log_dir_for(plan, variant)),
+            log_dir=log_dir_for(plan, variant),
             model=plan.model,
             model_args=plan.model_args,
             epochs=plan.epochs,
@@ -134,8 +134,8 @@ def completed_episodes(plan: RunPlan) -> int:
     done = 0
     for variant in plan.variants:
         folder = log_dir_for(plan, variant)
-        if folder.is_dir():
-            for info in list_eval_logs(str(folder), recursive=False):
+        if storage.exists(folder):
+            for info in list_eval_logs(folder, recursive=False):
                 header = read_eval_log(info, header_only=True)
                 if header.status == "success" and header.results is not None:
                     done += header.results.completed_samples

@@ -1,0 +1,130 @@
+"""Where a run folder lives: a local path, or an object-store URL (`s3://bucket/prefix`, or
+anything else fsspec opens, as inspect does for its log directories).
+
+Local paths go through `pathlib` (no fsspec on the everyday path); URLs through fsspec, with the
+endpoint and credentials from the standard variables (`AWS_ENDPOINT_URL`, `AWS_ACCESS_KEY_ID`,
+`AWS_SECRET_ACCESS_KEY`, `AWS_DEFAULT_REGION`), which inspect's own reads use too. Every write is
+atomic: a temporary name, then a rename, so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem  # type: ignore[import-untyped]
+
+
+def is_url(location: str | Path) -> bool:
+    return "://" in str(location)
+
+
+def join(base: str | Path, *parts: str) -> str:
+    """`base/part/...` for a path or a URL (a URL keeps its `//`)."""
+    if is_url(base):
+        return "/".join([str(base).rstrip("/"), *(p.strip("/") for p in parts)])
+    return str(Path(base).joinpath(*parts))
+
+
+def parent(location: str | Path) -> str:
+    """The folder a file is in, for a path or a URL."""
+    if is_url(location):
+        return str(location).rstrip("/").rsplit("/", 1)[0]
+    return str(Path(location).parent)
+
+
+def filesystem(location: str) -> tuple[AbstractFileSystem, str]:
+    """The fsspec filesystem of a URL and the path inside it."""
+    from fsspec.core import url_to_fs  # type: ignore[import-untyped]
+
+    fs, path = url_to_fs(location)
+    return fs, path
+
+
+def exists(location: str | Path) -> bool:
+    if not is_url(location):
+        return Path(location).exists()
+    fs, path = filesystem(str(location))
+    fs.invalidate_cache(path)  # another process (a worker, a second driver) may have written it
+    return bool(fs.exists(path))
+
+
+def is_file(location: str | Path) -> bool:
+    if not is_url(location):
+        return Path(location).is_file()
+    fs, path = filesystem(str(location))
+    fs.invalidate_cache(path)
+    return bool(fs.isfile(path))
+
+
+def read_text(location: str | Path) -> str:
+    """The file's text; FileNotFoundError when there is none."""
+    if not is_url(location):
+        return Path(location).read_text(encoding="utf-8")
+    fs, path = filesystem(str(location))
+    data: bytes = fs.cat_file(path)
+    return data.decode("utf-8")
+
+
+def write_text(location: str | Path, text: str) -> None:
+    """Write a file whole: under a temporary name first, then renamed into place."""
+    if not is_url(location):
+        target = Path(location)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.part")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
+        return
+    fs, path = filesystem(str(location))
+    part = f"{path}.{uuid.uuid4().hex[:8]}.part"
+    fs.pipe_file(part, text.encode("utf-8"))
+    fs.mv(part, path)
+
+
+def put_file(local: Path, location: str) -> None:
+    """Copy a local file to a path or URL, atomically (temporary name, then rename)."""
+    if not is_url(location):
+        target = Path(location)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.part")
+        temporary.write_bytes(local.read_bytes())
+        os.replace(temporary, target)
+        return
+    fs, path = filesystem(location)
+    part = f"{path}.{uuid.uuid4().hex[:8]}.part"
+    fs.put_file(str(local), part)
+    fs.mv(part, path)
+
+
+def remove_tree(location: str | Path) -> None:
+    """Delete a folder (or prefix) and everything under it, if it exists."""
+    if not is_url(location):
+        import shutil
+
+        if Path(location).exists():
+            shutil.rmtree(location)
+        return
+    fs, path = filesystem(str(location))
+    if fs.exists(path):
+        fs.rm(path, recursive=True)
+
+
+def children(location: str | Path) -> list[str]:
+    """The names directly under a folder (or prefix); none if it does not exist."""
+    if not is_url(location):
+        folder = Path(location)
+        return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    fs, path = filesystem(str(location))
+    fs.invalidate_cache(path)
+    if not fs.exists(path):
+        return []
+    return sorted(str(entry).rstrip("/").rsplit("/", 1)[-1] for entry in fs.ls(path, detail=False))
+
+
+def make_dirs(location: str | Path) -> None:
+    """A local folder (object stores have no folders: nothing to do)."""
+    if not is_url(location):
+        Path(location).mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,179 @@
+"""`--executor ray` on a real two-node Ray cluster (a head and a worker node on 127.0.0.1,
+started here) writing to a real S3 endpoint (moto's server, started here): the summary is
+byte-identical to the one-process run's; a worker killed mid-shard is retried; a rerun runs only
+the shards missing from the store; a damaged object is skipped with a warning; a shard out of
+retries fails the run, which is then published as incomplete, never as a whole one."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness import storage
+from harness.cli import main
+from harness.results.summary import read_summary
+from tests.helpers import ROOT
+from tests.objectstore import BUCKET, s3_endpoint
+
+pytestmark = pytest.mark.heavy
+ray = pytest.importorskip("ray", reason="the ray extra is not installed")
+
+PLAN = [
+    "--variants", "L0-rewrite,L3-granular",
+    "--scenarios", "excel_export,rename_chain,compaction,main_and_test",
+    "--epochs", "1", "--seed", "0", "--display", "none",
+]  # fmt: skip
+SHARDS = ["--shard-size", "2"]  # 4 shards
+
+
+@pytest.fixture(scope="module")
+def store() -> Iterator[str]:
+    with s3_endpoint():
+        yield f"s3://{BUCKET}"
+
+
+@pytest.fixture(scope="module")
+def cluster(store: str) -> Iterator[str]:
+    from ray.cluster_utils import Cluster
+
+    nodes = Cluster(
+        initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False}
+    )
+    nodes.add_node(num_cpus=1)
+    nodes.wait_for_nodes()
+    try:
+        yield str(nodes.address)
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        nodes.shutdown()  # type: ignore[no-untyped-call]
+
+
+@pytest.fixture(scope="module")
+def one_process(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    out = tmp_path_factory.mktemp("local") / "run"
+    assert main(["run", *PLAN, "--out", str(out)]) == 0
+    return (out / "summary.json").read_bytes()
+
+
+def ray_run(cluster: str, out: str, *extra: str) -> int:
+    return main(["run", *PLAN, *SHARDS, "--executor", "ray", "--ray-address", cluster,
+                 "--out", out, *extra])  # fmt: skip
+
+
+def shard_records(out: str) -> dict[str, dict[str, object]]:
+    return {
+        row["id"]: row for row in json.loads(storage.read_text(storage.join(out, "shards.json")))
+    }
+
+
+class Killer:
+    """Kills the first Ray worker it sees running a shard (SIGKILL: no cleanup, as when a node
+    is lost), once."""
+
+    def __init__(self) -> None:
+        self.killed: int | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self._stop.is_set() and self.killed is None:
+            for proc in Path("/proc").iterdir():
+                if not proc.name.isdigit():
+                    continue
+                try:
+                    title = (proc / "cmdline").read_bytes()
+                except OSError:
+                    continue
+                if b"ray::_shard_task" in title:
+                    time.sleep(0.5)  # let it get into the eval
+                    try:
+                        os.kill(int(proc.name), signal.SIGKILL)
+                    except ProcessLookupError:
+                        continue
+                    self.killed = int(proc.name)
+                    return
+            time.sleep(0.05)
+
+    def __enter__(self) -> Killer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def test_the_default_suite_on_ray_into_s3_equals_make_bench(cluster: str, store: str) -> None:
+    out = f"{store}/default"
+    args = ["run", "--variants", "headline", "--epochs", "3", "--seed", "0", "--display", "none"]
+    assert main([*args, "--executor", "ray", "--ray-address", cluster, "--out", out]) == 0
+    committed = (ROOT / "results" / "latest" / "summary.json").read_text(encoding="utf-8")
+    assert storage.read_text(storage.join(out, "summary.json")) == committed
+    # the other commands read the store too
+    assert main(["leaderboard", out, "--format", "csv"]) == 0
+    assert main(["compare", str(ROOT / "results" / "latest"), out]) == 0
+
+
+def test_a_worker_killed_mid_shard_is_retried_and_nothing_changes(
+    cluster: str, store: str, one_process: bytes
+) -> None:
+    out = f"{store}/killed"
+    with Killer() as killer:
+        assert ray_run(cluster, out) == 0
+    assert killer.killed is not None
+    records = shard_records(out)
+    assert all(r["status"] == "done" for r in records.values())
+    assert sorted(int(str(r["attempts"])) for r in records.values()) == [1, 1, 1, 2]
+    assert storage.read_text(storage.join(out, "summary.json")).encode() == one_process
+
+
+def test_a_rerun_runs_only_the_shards_missing_from_the_store(
+    cluster: str, store: str, one_process: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = f"{store}/resumed"
+    assert ray_run(cluster, out) == 0
+    lost = storage.join(out, "logs", "L3-granular", "shard-001")
+    storage.remove_tree(lost)
+    capsys.readouterr()
+    assert ray_run(cluster, out) == 0
+    assert "3 of 4 shards already in the store" in capsys.readouterr().err
+    attempts = {k: r["attempts"] for k, r in shard_records(out).items()}
+    assert attempts == {
+        "L0-rewrite#000": 1, "L0-rewrite#001": 1, "L3-granular#000": 1, "L3-granular#001": 2
+    }  # fmt: skip
+    assert storage.read_text(storage.join(out, "summary.json")).encode() == one_process
+    # a damaged object beside the logs is skipped with a warning; nothing is counted from it
+    (name,) = storage.children(storage.join(out, "logs", "L0-rewrite", "shard-000"))
+    fs, path = storage.filesystem(storage.join(out, "logs", "L0-rewrite", "shard-000"))
+    data = fs.cat_file(f"{path}/{name}")
+    fs.pipe_file(f"{path}/2099-01-01T00-00-00-00-00_todo-bench_damaged.eval", data[:400])
+    capsys.readouterr()
+    assert ray_run(cluster, out) == 0
+    assert "ignored unreadable log" in capsys.readouterr().err
+    assert storage.read_text(storage.join(out, "summary.json")).encode() == one_process
+
+
+def test_a_shard_out_of_retries_fails_the_run_and_is_not_published_as_complete(
+    cluster: str, store: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = f"{store}/failed"
+    with Killer() as killer:
+        code = ray_run(cluster, out, "--shard-retries", "0")
+    assert killer.killed is not None
+    assert code != 0
+    err = capsys.readouterr().err
+    assert "failed after 1 attempts" in err
+    records = shard_records(out)
+    assert sorted(str(r["status"]) for r in records.values()) == ["done", "done", "done", "failed"]
+    summary = read_summary(storage.join(out, "summary.json"))
+    assert not summary.complete
+    assert any("episodes missing" in p for p in summary.problems)
+    assert "INCOMPLETE" in storage.read_text(storage.join(out, "leaderboard.md")).upper()

@@ -1,0 +1,121 @@
+"""Shards: a deterministic split, a shard's log put whole into the store, and a summary from
+shard logs equal to the one-process run's, with nothing counted twice and damaged logs skipped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.results.report import read_run, summarize
+from harness.run.benchmark import _missing_episodes
+from harness.run.runner import RunPlan, run_variant
+from harness.run.shards import Shard, done_episodes, run_shard, shard_folder, split
+from harness.todo.variants import parse_variants
+
+SCENARIOS = ["compaction", "excel_export", "rename_chain"]
+
+
+def plan(root: Path) -> RunPlan:
+    return RunPlan(
+        model="sim/sloppy",
+        model_args={"seed": 0},
+        variants=parse_variants("L0-rewrite"),
+        scenarios=",".join(SCENARIOS),
+        scenario_dir=None,
+        epochs=2,
+        log_root=str(root),
+        display="none",
+        generate={},
+        retry_attempts=0,
+    )
+
+
+def test_the_split_is_deterministic_and_covers_every_scenario_once() -> None:
+    variants = parse_variants("L0-rewrite,L3-granular")
+    shards = split(variants, ["a", "b", "c", "d", "e"], 2)
+    assert [s.id for s in shards] == [
+        "L0-rewrite#000", "L0-rewrite#001", "L0-rewrite#002",
+        "L3-granular#000", "L3-granular#001", "L3-granular#002",
+    ]  # fmt: skip
+    assert [s.scenarios for s in shards[:3]] == [["a", "b"], ["c", "d"], ["e"]]
+    assert split(variants, ["a", "b", "c", "d", "e"], 2) == shards
+    assert len(split(variants, ["a"], 10)) == 2
+    with pytest.raises(ValueError):
+        split(variants, ["a"], 0)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunPlan, list[Shard], Path]:
+    """The same plan run once whole and once as two shards."""
+    whole = tmp_path_factory.mktemp("whole")
+    assert run_variant(plan(whole), plan(whole).variants[0], "none")
+    sharded = plan(tmp_path_factory.mktemp("sharded"))
+    shards = split(sharded.variants, SCENARIOS, 2)
+    for shard in shards:
+        assert run_shard(sharded, shard) == len(shard.scenarios) * 2
+    return sharded, shards, whole
+
+
+def test_a_sharded_run_summarizes_exactly_as_the_whole_run(
+    runs: tuple[RunPlan, list[Shard], Path],
+) -> None:
+    sharded, shards, whole = runs
+    one, problems_one = read_run(whole)
+    many, problems_many = read_run(sharded.log_root)
+    assert problems_one == problems_many == []
+    assert len(many[0].episodes) == 6
+    first = summarize(one, seed=0).model_dump_json()
+    assert summarize(many, seed=0).model_dump_json() == first
+    # each shard's folder holds one whole log and nothing half-written
+    for shard in shards:
+        assert done_episodes(sharded, shard) == len(shard.scenarios) * 2
+        (log,) = Path(shard_folder(sharded, shard)).iterdir()
+        assert log.suffix == ".eval"
+
+
+def test_a_damaged_log_is_skipped_with_a_warning(
+    runs: tuple[RunPlan, list[Shard], Path], tmp_path: Path
+) -> None:
+    sharded, shards, _ = runs
+    good, _ = read_run(sharded.log_root)
+    folder = Path(shard_folder(sharded, shards[0]))
+    (log,) = folder.glob("*.eval")
+    damaged = folder / ("2099-01-01T00-00-00-00-00_todo-bench_damaged.eval")
+    damaged.write_bytes(log.read_bytes()[:500])  # half an object
+    warnings: list[str] = []
+    try:
+        again, problems = read_run(sharded.log_root, warn=warnings.append)
+        assert [w for w in warnings if "ignored unreadable log" in w and "damaged" in w]
+        assert again == good and problems == []
+        assert done_episodes(sharded, shards[0]) == 4  # the whole log still counts
+    finally:
+        damaged.unlink()
+
+
+def test_a_missing_shard_shows_as_missing_episodes(
+    runs: tuple[RunPlan, list[Shard], Path], tmp_path: Path
+) -> None:
+    sharded, shards, _ = runs
+    partial = plan(tmp_path)
+    only = shards[0]
+    run_shard(partial, only)
+    results, _ = read_run(partial.log_root)
+    assert _missing_episodes(results, ["L0-rewrite"], 6) == ["L0-rewrite: 2 of 6 episodes missing"]
+    assert _missing_episodes(read_run(sharded.log_root)[0], ["L0-rewrite"], 6) == []
+    assert done_episodes(partial, shards[1]) == 0
+
+
+def test_an_episode_in_two_logs_counts_once(
+    runs: tuple[RunPlan, list[Shard], Path],
+) -> None:
+    sharded, _, whole = runs
+    # the whole run's log and the shards' logs in one folder: every episode is in two logs
+    (log,) = whole.rglob("*.eval")
+    copy = Path(sharded.log_root) / "L0-rewrite" / log.name
+    copy.write_bytes(log.read_bytes())
+    try:
+        results, _ = read_run(sharded.log_root)
+        assert len(results[0].episodes) == 6
+    finally:
+        copy.unlink()
