@@ -20,7 +20,7 @@ from harness.progress import RunProgress
 from harness.run.runner import RunPlan
 from harness.run.shards import Shard, ShardRecord, run_shard
 
-#: environment a worker on another node needs to reach the same store and model server
+#: environment a worker on another node needs to reach the same store and model servers
 FORWARDED = (
     "AWS_ENDPOINT_URL",
     "AWS_ENDPOINT_URL_S3",
@@ -29,9 +29,17 @@ FORWARDED = (
     "AWS_SESSION_TOKEN",
     "AWS_DEFAULT_REGION",
     "AWS_REGION",
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
 )
+#: and every provider's key and server address (ANTHROPIC_API_KEY, LLAMA_CPP_BASE_URL, ...)
+FORWARDED_SUFFIXES = ("_API_KEY", "_BASE_URL")
+
+
+def forwarded_env() -> dict[str, str]:
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if name in FORWARDED or name.endswith(FORWARDED_SUFFIXES)
+    }
 
 
 def available() -> bool:
@@ -94,7 +102,7 @@ def run_on_ray(
         return
     import ray
 
-    env = {name: os.environ[name] for name in FORWARDED if name in os.environ}
+    env = forwarded_env()
     started_here = not ray.is_initialized()
     if started_here:
         ray.init(
