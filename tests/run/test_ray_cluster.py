@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -22,7 +23,8 @@ from harness.results.summary import read_summary
 from tests.helpers import ROOT
 from tests.objectstore import BUCKET, s3_endpoint
 
-pytestmark = pytest.mark.heavy
+# one xdist worker runs the whole module: one cluster and one endpoint at a time on this machine
+pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("ray-cluster")]
 ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 
 PLAN = [
@@ -75,11 +77,13 @@ def shard_records(out: str) -> dict[str, dict[str, object]]:
 
 
 class Killer:
-    """Kills the first Ray worker it sees running a shard (SIGKILL: no cleanup, as when a node
-    is lost), once."""
+    """Kills the first Ray worker it sees running a shard's eval (SIGKILL: no cleanup, as when
+    a node is lost), once."""
 
     def __init__(self) -> None:
         self.killed: int | None = None
+        # shard folders left by workers killed earlier (SIGKILL runs no cleanup) do not count
+        self.before = set(Path(tempfile.gettempdir()).glob("todo-bench-shard-*"))
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
@@ -93,7 +97,13 @@ class Killer:
                 except OSError:
                     continue
                 if b"ray::_shard_task" in title:
-                    time.sleep(0.5)  # let it get into the eval
+                    # into its eval: a shard makes its temporary folder after it has
+                    # registered its attempt
+                    if (
+                        not set(Path(tempfile.gettempdir()).glob("todo-bench-shard-*"))
+                        - self.before
+                    ):
+                        continue
                     try:
                         os.kill(int(proc.name), signal.SIGKILL)
                     except ProcessLookupError:
