@@ -100,12 +100,15 @@ def put_file(local: Path, location: str) -> None:
 
 
 def remove_tree(location: str | Path) -> None:
-    """Delete a folder (or prefix) and everything under it, if it exists."""
+    """Delete a file, or a folder (or prefix) and everything under it, if it exists."""
     if not is_url(location):
         import shutil
 
-        if Path(location).exists():
-            shutil.rmtree(location)
+        local = Path(location)
+        if local.is_dir() and not local.is_symlink():
+            shutil.rmtree(local)
+        elif local.exists() or local.is_symlink():
+            local.unlink()
         return
     fs, path = filesystem(str(location))
     if fs.exists(path):

@@ -36,6 +36,9 @@ $TB run "${OWN[@]}" --variants seed-factorial --epochs 3 --out results/seed-fact
 $TB factorial results/seed-factorial > results/seed-factorial/factorial.md
 $TB gate-accuracy results/seed-factorial > results/seed-factorial/gate-accuracy.md
 .venv/bin/python scripts/scaling.py >/dev/null
+# the same curves for agents that slip: the sloppy profile and the field-rate one
+.venv/bin/python scripts/scaling.py --model sim/sloppy --out results/scaling/sloppy >/dev/null
+.venv/bin/python scripts/scaling.py --model sim/field --out results/scaling/field >/dev/null
 # the simulated agent at field rates (headline and products), and how design differences fare there
 $TB run --model sim/field --seed 0 --display none --variants headline,products --epochs 3 \
   --out results/field/run --fresh >/dev/null

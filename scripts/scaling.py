@@ -25,8 +25,11 @@ from tabulate import tabulate
 from harness.results.report import Summary, price_for, read_summary
 
 OUT = Path("results/scaling")
-VARIANTS = (
-    "L0-rewrite,L0-rewrite+uncapped,L3-granular,L3-granular+uncapped,L4-inject,L4-inject+uncapped"
+#: every level, capped (the demo's 20 items) and uncapped
+VARIANTS = ",".join(
+    f"{level}{cap}"
+    for level in ("L0-rewrite", "L1-textlock", "L2-whitelist", "L3-granular", "L4-inject")
+    for cap in ("", "+uncapped")
 )
 PRICED = ("anthropic/claude-sonnet-4-5", "openai/gpt-4o")
 FAMILY = """# the scaling study's family: n files, one todo each, nothing else changing

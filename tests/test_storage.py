@@ -36,6 +36,8 @@ def test_local_writes_are_whole_and_leave_no_temporary_file(tmp_path: Path) -> N
     assert storage.children(tmp_path / "store") == ["log.eval"]
     storage.remove_tree(tmp_path / "store")
     assert not storage.exists(tmp_path / "store")
+    storage.remove_tree(target)  # a file too
+    assert not target.exists()
     assert storage.children(tmp_path / "nothing") == []
 
 

@@ -76,7 +76,7 @@ def test_compaction_is_where_injection_pays(default_run: Summary) -> None:
     assert l4["rejected_updates"] < l3["rejected_updates"]
 
 
-def small_run(out: Path, seed: int) -> bytes:
+def small_run(out: Path, seed: int, fresh: bool = False) -> bytes:
     args = [
         "run",
         "--out",
@@ -94,7 +94,7 @@ def small_run(out: Path, seed: int) -> bytes:
         "--workers",
         "1",  # in-process: worker start-up is tested by test_progress and test_interrupt
     ]
-    assert main(args) == 0
+    assert main(args + (["--fresh"] if fresh else [])) == 0
     return (out / "summary.json").read_bytes()
 
 
@@ -112,6 +112,16 @@ def test_rerunning_a_finished_run_resumes_without_redoing_work(tmp_path: Path) -
     logs_before = sorted(p.name for p in (tmp_path / "r" / "logs").rglob("*.eval"))
     assert small_run(tmp_path / "r", seed=5) == first
     assert sorted(p.name for p in (tmp_path / "r" / "logs").rglob("*.eval")) == logs_before
+
+
+def test_fresh_starts_over_whatever_the_folder_holds(tmp_path: Path) -> None:
+    first = small_run(tmp_path / "f", seed=5)
+    (tmp_path / "f" / "compare.md").write_text("a report written beside the run")
+    (tmp_path / "f" / "extra").mkdir()
+    fresh = small_run(tmp_path / "f", seed=5, fresh=True)
+    assert fresh == first
+    assert not (tmp_path / "f" / "compare.md").exists() and not (tmp_path / "f" / "extra").exists()
+    assert not (tmp_path / "f" / "driver.lock").exists()  # released
 
 
 def test_a_design_from_examples_runs_in_the_leaderboard(tmp_path: Path) -> None:

@@ -71,6 +71,8 @@ class Memory:
     inflight: dict[str, int] = field(default_factory=dict)  # call id -> reference step
     reminded: bool = False
     repair_now: bool = False
+    #: the repair answers a refusal that showed the current list: it copies that list
+    careful: bool = False
     nudged: bool = False
     max_id: int = 0
     intended: dict[str, str] = field(default_factory=dict)  # id sent -> id meant (wrong-id slips)

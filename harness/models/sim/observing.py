@@ -77,6 +77,10 @@ class Observer(Beliefs):
                 self._apply_own_op(call.function, call.arguments, text)
             if error is not None and self.rng.random() < self.p.repair:
                 self.m.repair_now = True
+                # a refusal that shows the list is read as a person reads it: the resend copies
+                # what it shows (no new recall slips) instead of writing the list from memory
+                # again, which on a long list refused every resend until the turns ran out
+                self.m.careful = listed is not None
             return
         step = self.m.inflight.pop(message.tool_call_id or "", None)
         if step is not None:

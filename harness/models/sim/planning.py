@@ -29,12 +29,14 @@ class Planner(Faults):
         m = self.m
         m.repair_now = False
         m.reminded = False
+        careful, m.careful = m.careful, False
         if granular:
-            return self._sync_granular(current)
-        return self._rewrite(current)
+            return self._sync_granular(current, careful)
+        return self._rewrite(current, careful)
 
-    def _sync_granular(self, current: str | None) -> Decision:
-        """Single ops by id: demote, then complete, then start the current item."""
+    def _sync_granular(self, current: str | None, careful: bool = False) -> Decision:
+        """Single ops by id: demote, then complete, then start the current item (`careful`: a
+        repair reading the list it was just shown, so no wrong ids)."""
         m = self.m
         calls: list[Call] = []
         faults: list[Fault] = []
@@ -51,7 +53,7 @@ class Planner(Faults):
         order = {"pending": 0, "completed": 1, "in_progress": 2}
         for item, want in sorted(wanted, key=lambda pair: order[pair[1]]):
             target = item.id
-            if self.rng.random() < self._p(self.p.wrong_id):
+            if not careful and self.rng.random() < self._p(self.p.wrong_id):
                 target = self._wrong_id(item.id)
                 m.intended[target] = item.id
                 faults.append(Fault("wrong_id", None, len(calls), f"#{item.id} -> #{target}"))
@@ -72,8 +74,9 @@ class Planner(Faults):
         m.unconfirmed = bool(calls and faults)
         return Decision(calls=calls, faults=faults)
 
-    def _rewrite(self, current: str | None) -> Decision:
-        """Rewrite the whole list from memory, with recall faults that grow with staleness."""
+    def _rewrite(self, current: str | None, careful: bool = False) -> Decision:
+        """Rewrite the whole list from memory, with recall faults that grow with staleness
+        (`careful`: a repair copying the list it was just shown, so none)."""
         m = self.m
         faults: list[Fault] = []
         shown = {i.id: i for i in m.seen or []}
@@ -115,7 +118,10 @@ class Planner(Faults):
             i.model_dump() for i in self.memory_list()
         ]:
             return Decision()  # nothing to change
-        rows, more, mutated = self._recall_faults(rows, protected, shown, held)
+        more: list[Fault] = []
+        mutated: set[str] = set()
+        if not careful:
+            rows, more, mutated = self._recall_faults(rows, protected, shown, held)
         faults.extend(more)
         faults.extend(self._stale_texts(rows, protected, held, mutated))
         by_text = {i.text: i for i in held.values()}

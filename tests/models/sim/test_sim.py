@@ -200,3 +200,29 @@ def test_profile_file(tmp_path: Path) -> None:
     path.write_text("drop: 0.25\nmutate: 0.1\n")
     profile = load_profile(f"file:{path}")
     assert (profile.name, profile.drop, profile.mutate) == ("mine", 0.25, 0.1)
+
+
+def test_a_refusal_that_shows_the_list_gets_a_resend_copied_from_it(tmp_path: Path) -> None:
+    """Under L1 a 50-item rewrite from memory slips and is refused (must fire); the repair that
+    follows copies the list the refusal showed, so it is accepted: no two refused rewrites in a
+    row, where the agent once resent a fresh slip every turn until its turns ran out."""
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "fifty.yaml").write_text(
+        "family: per_file\nseed: 0\nsizes: [50]\n", encoding="utf-8"
+    )
+    (log,) = eval(
+        build_task("L1-textlock+uncapped", scenario_dir=str(tmp_path / "suite")),
+        model="sim/sloppy",
+        model_args={"repair": 1.0, "seed": 0, "scenario_dir": str(tmp_path / "suite")},
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    (sample,) = log.samples or []
+    outcomes = [
+        message.error is None
+        for message in sample.messages
+        if message.role == "tool" and message.function == "todo"
+    ]
+    refused = outcomes.count(False)
+    assert refused >= 3, outcomes  # long lists written from memory do slip
+    assert all(a or b for a, b in zip(outcomes, outcomes[1:], strict=False)), outcomes
