@@ -29,12 +29,22 @@ RUN = [
     "--workers", "1", "--display", "none", "--fresh",
 ]  # fmt: skip
 
+#: the CLI under cProfile, its import included (`python -m cProfile -m harness.cli` runs the
+#: package as __main__, which older commits' pydantic models cannot resolve)
+DRIVER = """
+import cProfile, sys
+namespace = {"args": sys.argv[2:]}
+statement = "from harness.cli import main\\ncode = main(args)"
+cProfile.runctx(statement, namespace, namespace, sys.argv[1])
+sys.exit(namespace.get("code", 1))
+"""
+
 #: (label, test on a profiled function's (file, line, name), measured as cumulative time of the
 #: outermost matching calls)
 ITEMS: list[tuple[str, str]] = [
     ("imports (module loading)", "import"),
     ("reference replay of every scenario at start", "replay"),
-    ("inspect's results/progress display rendering", "display"),
+    ("rich rendering (inspect's results table and live display)", "display"),
     ("log writing (inspect recorders)", "log"),
     ("scoring (todo_scorer)", "score"),
     ("the simulated agent (model provider)", "sim"),
@@ -50,7 +60,7 @@ def _match(kind: str, key: tuple[str, int, str]) -> bool:
     if kind == "replay":
         return "harness" in file and name in ("load_verified", "load_verified_dir", "replay")
     if kind == "display":
-        return "inspect_ai/_display" in file
+        return "rich/" in file and name in ("print", "refresh")
     if kind == "log":
         return "inspect_ai/log/_recorders" in file and name in ("log_finish", "write_log", "flush")
     if kind == "score":  # the scorer's per-sample function (harness/scoring.py before the wings)
@@ -65,8 +75,8 @@ def _match(kind: str, key: tuple[str, int, str]) -> bool:
 def breakdown(profile: Path) -> dict[str, float]:
     stats = pstats.Stats(str(profile))
     raw = stats.stats  # type: ignore[attr-defined]
-    total = max(entry[3] for entry in raw.values())  # the outermost call's cumulative time
-    out: dict[str, float] = {"total (profiled CPU)": total}
+    # every function's own time, summed (cumulative times double count nested event loops)
+    out: dict[str, float] = {"total (profiled CPU)": stats.total_tt}  # type: ignore[attr-defined]
     for label, kind in ITEMS:
         if kind == "harness":
             out[label] = sum(
@@ -89,8 +99,7 @@ def breakdown(profile: Path) -> dict[str, float]:
 def profile(checkout: Path, python: Path, out: Path) -> Path:
     target = out / f"{checkout.name}.prof"
     subprocess.run(
-        [str(python), "-m", "cProfile", "-o", str(target), "-m", "harness.cli", *RUN]
-        + ["--out", str(out / f"{checkout.name}-run")],
+        [str(python), "-c", DRIVER, str(target), *RUN, "--out", str(out / f"{checkout.name}-run")],
         cwd=checkout,
         check=True,
         stdout=subprocess.DEVNULL,
@@ -102,10 +111,16 @@ def profile(checkout: Path, python: Path, out: Path) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", help="an older commit to profile beside this checkout")
+    parser.add_argument(
+        "--reuse", help="a folder of an earlier invocation: analyse its profiles again"
+    )
     options = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="todo-bench-profile-"))
+    work = Path(options.reuse or tempfile.mkdtemp(prefix="todo-bench-profile-"))
     columns: dict[str, dict[str, float]] = {}
-    if options.before:
+    if options.reuse:
+        for path in sorted(work.glob("*.prof")):  # before.prof sorts first
+            columns["before" if path.stem == "before" else "after"] = breakdown(path)
+    elif options.before:
         old = work / "before"
         subprocess.run(
             ["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(old), options.before],
@@ -126,7 +141,8 @@ def main() -> int:
         text=True,
         check=True,
     ).stdout.strip()
-    columns[f"after ({head})"] = breakdown(profile(ROOT, Path(sys.executable), work))
+    if not options.reuse:
+        columns[f"after ({head})"] = breakdown(profile(ROOT, Path(sys.executable), work))
     labels = list(next(iter(columns.values())))
     rows = [[label, *(f"{c[label]:.2f}" for c in columns.values())] for label in labels]
     if len(columns) == 2:
