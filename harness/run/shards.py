@@ -12,6 +12,7 @@ successful log of all its episodes.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -91,7 +92,8 @@ def run_shard(plan: RunPlan, shard: Shard) -> int:
     """Run one shard and put its log into the store; returns its episode count."""
     from inspect_ai.log import read_eval_log
 
-    with tempfile.TemporaryDirectory(prefix="todo-bench-shard-") as local:
+    # the worker's pid in the name says which process a leftover folder belonged to
+    with tempfile.TemporaryDirectory(prefix=f"todo-bench-shard-{os.getpid()}-") as local:
         here = plan.model_copy(update={"scenarios": ",".join(shard.scenarios), "log_root": local})
         ok = run_variant(here, shard.variant, "none")
         # inspect's own retries may leave failed attempts' logs beside the finished one

@@ -77,40 +77,30 @@ def shard_records(out: str) -> dict[str, dict[str, object]]:
 
 
 class Killer:
-    """Kills the first Ray worker it sees running a shard's eval (SIGKILL: no cleanup, as when
-    a node is lost), once."""
+    """Kills a Ray worker in the middle of a shard's eval (SIGKILL: no cleanup, as when a node
+    is lost), once. A shard's temporary folder exists exactly while it runs its eval and is
+    named after its worker's pid."""
 
     def __init__(self) -> None:
         self.killed: int | None = None
-        # shard folders left by workers killed earlier (SIGKILL runs no cleanup) do not count
+        # folders left by workers killed earlier (SIGKILL runs no cleanup) do not count
         self.before = set(Path(tempfile.gettempdir()).glob("todo-bench-shard-*"))
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
     def _watch(self) -> None:
         while not self._stop.is_set() and self.killed is None:
-            for proc in Path("/proc").iterdir():
-                if not proc.name.isdigit():
-                    continue
+            for folder in set(Path(tempfile.gettempdir()).glob("todo-bench-shard-*")) - self.before:
+                pid = int(folder.name.split("-")[3])
+                if not folder.exists():
+                    continue  # that shard finished in the meantime
                 try:
-                    title = (proc / "cmdline").read_bytes()
-                except OSError:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
                     continue
-                if b"ray::_shard_task" in title:
-                    # into its eval: a shard makes its temporary folder after it has
-                    # registered its attempt
-                    if (
-                        not set(Path(tempfile.gettempdir()).glob("todo-bench-shard-*"))
-                        - self.before
-                    ):
-                        continue
-                    try:
-                        os.kill(int(proc.name), signal.SIGKILL)
-                    except ProcessLookupError:
-                        continue
-                    self.killed = int(proc.name)
-                    return
-            time.sleep(0.05)
+                self.killed = pid
+                return
+            time.sleep(0.02)
 
     def __enter__(self) -> Killer:
         self._thread.start()
