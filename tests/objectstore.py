@@ -14,8 +14,13 @@ BUCKET = "bench"
 def s3_endpoint() -> Iterator[dict[str, str]]:
     """Start the endpoint, create the bucket, set the AWS variables in this process for the
     block; yields them (for subprocesses)."""
+    import logging
+
     import boto3  # type: ignore[import-untyped]
     from moto.server import ThreadedMotoServer
+
+    # the endpoint's request log (one line per request) is noise in a test's captured output
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()

@@ -114,7 +114,8 @@ class Killer:
 def test_the_default_suite_on_ray_into_s3_equals_make_bench(cluster: str, store: str) -> None:
     out = f"{store}/default"
     args = ["run", "--variants", "headline", "--epochs", "3", "--seed", "0", "--display", "none"]
-    assert main([*args, "--executor", "ray", "--ray-address", cluster, "--out", out]) == 0
+    ray_args = ["--executor", "ray", "--ray-address", cluster, "--shard-size", "6"]
+    assert main([*args, *ray_args, "--out", out]) == 0
     committed = (ROOT / "results" / "latest" / "summary.json").read_text(encoding="utf-8")
     assert storage.read_text(storage.join(out, "summary.json")) == committed
     # the other commands read the store too
