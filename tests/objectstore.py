@@ -18,6 +18,7 @@ def s3_endpoint() -> Iterator[dict[str, str]]:
 
     import boto3  # type: ignore[import-untyped]
     from moto.server import ThreadedMotoServer
+    from s3fs import S3FileSystem  # type: ignore[import-untyped]
 
     # the endpoint's request log (one line per request) is noise in a test's captured output
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
@@ -33,10 +34,14 @@ def s3_endpoint() -> Iterator[dict[str, str]]:
     }
     saved = {name: os.environ.get(name) for name in env}
     os.environ.update(env)
+    # fsspec keeps one S3 filesystem per set of arguments, whatever the environment says: a
+    # cached one would still point at an earlier test's endpoint
+    S3FileSystem.clear_instance_cache()
     try:
         boto3.client("s3").create_bucket(Bucket=BUCKET)
         yield env
     finally:
+        S3FileSystem.clear_instance_cache()
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
