@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import time
 from typing import Any
 
@@ -30,6 +31,10 @@ FORWARDED = (
     "AWS_DEFAULT_REGION",
     "AWS_REGION",
 )
+#: fault injection, for the tests and for trying a cluster's retry settings: a file path on a
+#: filesystem the workers share; the first worker to claim it (rename it away) kills itself with
+#: SIGKILL right after its shard's first episode, as when a node is lost
+KILL_SWITCH = "TODO_BENCH_KILL_ONE_WORKER"
 #: and every provider's key and server address (ANTHROPIC_API_KEY, LLAMA_CPP_BASE_URL, ...)
 FORWARDED_SUFFIXES = ("_API_KEY", "_BASE_URL")
 
@@ -38,7 +43,7 @@ def forwarded_env() -> dict[str, str]:
     return {
         name: value
         for name, value in os.environ.items()
-        if name in FORWARDED or name.endswith(FORWARDED_SUFFIXES)
+        if name in FORWARDED or name == KILL_SWITCH or name.endswith(FORWARDED_SUFFIXES)
     }
 
 
@@ -80,12 +85,28 @@ def _shard_task(plan_json: str, shard_json: str, tally: Any) -> int:
     plan = RunPlan.model_validate_json(plan_json)
     shard = Shard.model_validate_json(shard_json)
     ray.get(tally.start.remote(shard.id, os.getpid()))
-    progress.attach(lambda n: tally.tick.remote(shard.id, n))
+
+    def tick(n: int) -> None:
+        tally.tick.remote(shard.id, n)
+        _die_if_armed()
+
+    progress.attach(tick)
     try:
         return run_shard(plan, shard)
     finally:
         progress.attach(None)
         ray.get(tally.stop.remote(shard.id))
+
+
+def _die_if_armed() -> None:
+    switch = os.environ.get(KILL_SWITCH)
+    if not switch:
+        return
+    try:
+        os.rename(switch, f"{switch}.claimed")  # atomic: one worker claims it
+    except OSError:
+        return
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def run_on_ray(
