@@ -69,34 +69,29 @@ def read_text(location: str | Path) -> str:
     return data.decode("utf-8")
 
 
-def write_text(location: str | Path, text: str) -> None:
+def write_bytes(location: str | Path, data: bytes) -> None:
     """Write a file whole: under a temporary name first, then renamed into place."""
     if not is_url(location):
         target = Path(location)
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.part")
-        temporary.write_text(text, encoding="utf-8")
+        temporary.write_bytes(data)
         os.replace(temporary, target)
         return
     fs, path = filesystem(str(location))
     part = f"{path}.{uuid.uuid4().hex[:8]}.part"
-    fs.pipe_file(part, text.encode("utf-8"))
+    fs.pipe_file(part, data)
     fs.mv(part, path)
+
+
+def write_text(location: str | Path, text: str) -> None:
+    """Write a text file whole (see `write_bytes`)."""
+    write_bytes(location, text.encode("utf-8"))
 
 
 def put_file(local: Path, location: str) -> None:
-    """Copy a local file to a path or URL, atomically (temporary name, then rename)."""
-    if not is_url(location):
-        target = Path(location)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.part")
-        temporary.write_bytes(local.read_bytes())
-        os.replace(temporary, target)
-        return
-    fs, path = filesystem(location)
-    part = f"{path}.{uuid.uuid4().hex[:8]}.part"
-    fs.put_file(str(local), part)
-    fs.mv(part, path)
+    """Copy a local file to a path or URL, whole (see `write_bytes`)."""
+    write_bytes(location, local.read_bytes())
 
 
 def remove_tree(location: str | Path) -> None:

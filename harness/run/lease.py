@@ -112,11 +112,7 @@ class Lease:
         holder = self._holder()
         if holder is not None and holder.get("token") == self.token:
             with contextlib.suppress(OSError):
-                if storage.is_url(self.path):
-                    fs, path = storage.filesystem(self.path)
-                    fs.rm(path)
-                else:
-                    Path(self.path).unlink(missing_ok=True)
+                storage.remove_tree(self.path)
 
     def __enter__(self) -> Lease:
         self.acquire()
