@@ -102,7 +102,6 @@ def test_incomparable_runs_are_refused(new_run: TaskResult, hash_: str, reason: 
     assert any(reason in m for m in mismatches(summary(run(suite(20))), summary(new_run, hash_)))
 
 
-@pytest.mark.heavy
 def test_two_seeds_of_one_configuration_rarely_trip_the_gate() -> None:
     # same true success rate (0.6) and corruption rate, independent episodes: a false alarm
     # should come at most at the nominal rate
