@@ -14,4 +14,4 @@ TASK_VERSION = 4
 
 #: How the simulated agent behaves (profiles, policy, wording, dialects, token counts): the same
 #: seed gives the same episodes only under the same sim version.
-SIM_VERSION = 2
+SIM_VERSION = 3

@@ -78,6 +78,7 @@ class Memory:
     intended: dict[str, str] = field(default_factory=dict)  # id sent -> id meant (wrong-id slips)
     covers: dict[str, list[str]] = field(default_factory=dict)  # own plan text -> subtask ids
     omitted: set[str] = field(default_factory=set)  # subtasks done without a todo item
+    cap: int | None = None  # the list's item limit, once a refusal has named it
 
 
 def then(first: Decision, second: Decision) -> Decision:

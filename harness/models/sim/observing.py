@@ -15,6 +15,8 @@ from harness.todo.base import TodoItem
 #: memory after compaction counts as this many turns stale at least
 LOST_STALENESS = 8
 TODO_TOOLS = {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
+#: how a design states its item limit when it refuses a list that would exceed it
+CAP_REFUSAL = re.compile(r"Max (\d+) todos allowed")
 
 
 class Observer(Beliefs):
@@ -70,6 +72,7 @@ class Observer(Beliefs):
             self.m.unconfirmed = False
             if error is not None and call is not None:
                 self._undo_store(call.function, call.arguments)
+                self._learn_cap(error, call.function, call.arguments)
             listed = parse_rendered(error or text)
             if listed is not None:
                 self._see(listed)
@@ -87,6 +90,19 @@ class Observer(Beliefs):
             exact = step in self.m.exact_steps and error is None
             # a failed step is taken as done: the agent moves on (outcome checks will tell)
             self._step_finished(step, exact)
+
+    def _learn_cap(self, error: str, function: str, args: dict[str, Any]) -> None:
+        """A refusal that names the item limit is believed: from now on the agent keeps its
+        list within it and does the rest of the work without items, and a refused first plan
+        is written again within it (before sim v3 it kept re-adding, or forgot its plan)."""
+        cap = CAP_REFUSAL.search(error)
+        if cap is None:
+            return
+        self.m.cap = int(cap.group(1))
+        if function == "todo" and self.m.seen is None:
+            self.m.planned = False
+        elif function == "add_todo":  # the refused item's work is done without an item
+            self.m.omitted.update(s.id for s in self._understand(str(args.get("text", ""))))
 
     def _undo_store(self, function: str, args: dict[str, Any]) -> None:
         """Bookkeeping: a refused call left the store as it was."""

@@ -16,6 +16,10 @@ class Planner(Faults):
         plan = word_plan(self.s, self.p, self.rng)
         self.m.covers, self.m.omitted = plan.covers, set(plan.omitted)
         titles = plan.texts
+        if self.m.cap is not None:  # a plan the limit refused: list what fits, do the rest
+            for text in titles[self.m.cap :]:
+                self.m.omitted.update(plan.covers[text])
+            titles = titles[: self.m.cap]
         if granular:
             return Decision(calls=[("add_todo", {"text": t}) for t in titles])
         items = [
@@ -43,8 +47,13 @@ class Planner(Faults):
         existing = {i.id: i for i in self._store()}
         m.undo = {}
         wanted: list[tuple[TodoItem, str]] = []
+        room = self._room()
         for item, subtask, _ in self._believed():
             if item is None and (subtask.id not in m.omitted or subtask.id in m.forced):
+                if room <= 0:  # the list is full: the work is done without an item
+                    m.omitted.add(subtask.id)
+                    continue
+                room -= 1
                 calls.append(("add_todo", {"text": subtask.title}))
         for item, ids in self._items():
             want = self._item_status(ids, current)
@@ -73,6 +82,12 @@ class Planner(Faults):
         m.store = [existing.get(i.id, i) for i in self._store()]
         m.unconfirmed = bool(calls and faults)
         return Decision(calls=calls, faults=faults)
+
+    def _room(self) -> int:
+        """How many more items the list takes, as far as the agent knows its limit."""
+        if self.m.cap is None:
+            return len(self.s.subtasks) + len(self.m.added) + 1
+        return self.m.cap - len(self.memory_list())
 
     def _rewrite(self, current: str | None, careful: bool = False) -> Decision:
         """Rewrite the whole list from memory, with recall faults that grow with staleness
@@ -107,6 +122,9 @@ class Planner(Faults):
         believed_ids = {s.id for _, s, _ in self._believed_all()}
         for subtask_id in [*m.added, *sorted(m.forced)]:
             if subtask_id not in believed_ids and subtask_id not in m.cancelled:
+                if m.cap is not None and len(rows) >= m.cap:
+                    m.omitted.add(subtask_id)  # the list is full: done without an item
+                    continue
                 m.max_id += 1
                 status = self._desired_status(subtask_id, current)
                 rows.append(

@@ -86,6 +86,9 @@ class SimPolicy(Observer, Planner, Worker):
         self.m.user_ops.pop(0)
         if tool in tools:
             if action == "add":
+                if self._room() <= 0:  # a full list: the agent does the work without an item
+                    self.m.omitted.add(subtask_id)
+                    return self.decide(tools)
                 return Decision(calls=[("add_todo", {"text": subtask.title})])
             if item is None:
                 return self.decide(tools)

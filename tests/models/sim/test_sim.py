@@ -226,3 +226,35 @@ def test_a_refusal_that_shows_the_list_gets_a_resend_copied_from_it(tmp_path: Pa
     refused = outcomes.count(False)
     assert refused >= 3, outcomes  # long lists written from memory do slip
     assert all(a or b for a, b in zip(outcomes, outcomes[1:], strict=False)), outcomes
+
+
+@pytest.mark.parametrize("variant", ["L0-rewrite", "L3-granular"])
+def test_a_refusal_that_names_the_cap_is_heeded(variant: str, tmp_path: Path) -> None:
+    """A 30-item plan under the 20-item cap is refused (must fire: the agent does not know the
+    cap beforehand); after the refusal names the cap, no update exceeds it again and the agent
+    works on, where it once re-added every unlisted item each turn (L3/L4, over a hundred
+    refusals per episode) or forgot its refused plan and claimed done (L0-L2)."""
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "thirty.yaml").write_text(
+        "family: per_file\nseed: 0\nsizes: [30]\nuser_changes: 1\n", encoding="utf-8"
+    )
+    (log,) = eval(
+        build_task(variant, scenario_dir=str(tmp_path / "suite")),
+        model="sim/oracle",
+        model_args={"seed": 0, "scenario_dir": str(tmp_path / "suite")},
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    (sample,) = log.samples or []
+    capped = [
+        message.error is not None and "todos allowed" in message.error.message
+        for message in sample.messages
+        if message.role == "tool" and message.function in ("todo", "add_todo")
+    ]
+    first_refusal = capped.index(True)
+    # one refused plan (a rewrite), or the plan's adds past 20 in its own turn (granular)
+    expected = 1 if variant == "L0-rewrite" else 30 - 20
+    assert sum(capped) == expected, capped
+    assert not any(capped[first_refusal + expected :]), capped
+    value = sample.scores["todo_scorer"].value if sample.scores else None
+    assert isinstance(value, dict) and value["task_success"] == 1.0
