@@ -146,6 +146,7 @@ def detect_todo_faults(ledger: Ledger, scenario: Scenario, counts: Counts) -> No
     """Drops, mutations, inventions, churn, false todo completions, unsanctioned ops."""
     history = _History()
     unmatched: set[str] = set()
+    named: dict[str, bool] = {}  # a text names a subtask or not, whichever list it is on
     for event, sanctions, done in _walk(ledger):
         pairs = align(event.before, event.after)
         if event.op == "rewrite":
@@ -160,7 +161,9 @@ def detect_todo_faults(ledger: Ledger, scenario: Scenario, counts: Counts) -> No
         for pair in pairs:
             _judge_tick(pair, done, scenario, counts)
         for item in event.after:
-            if not match_subtasks(item.text, scenario.subtasks):
+            if item.text not in named:
+                named[item.text] = bool(match_subtasks(item.text, scenario.subtasks))
+            if not named[item.text]:
                 unmatched.add(_norm(item.text))
         history.texts |= {_norm(item.text) for item in event.after}
         history.planned = history.planned or bool(event.after)

@@ -166,9 +166,17 @@ class TodoStore:
 
     # -- transactions: a refused or failed call leaves the store exactly as it was ----------
     def snapshot(self) -> dict[str, Any]:
-        """Everything the store holds, designs' own state included; items are frozen, so
-        they are shared rather than copied."""
-        return copy.deepcopy(self.__dict__, {id(item): item for item in self.items})
+        """Everything the store holds, designs' own state included. Frozen records in its
+        lists (items, an op log's entries) are shared rather than copied: copying a growing
+        op log on every call made long episodes quadratic."""
+        shared = {
+            id(entry): entry
+            for value in self.__dict__.values()
+            if isinstance(value, list)
+            for entry in value
+            if isinstance(entry, BaseModel) and entry.model_config.get("frozen")
+        }
+        return copy.deepcopy(self.__dict__, shared)
 
     def restore(self, snapshot: dict[str, Any]) -> None:
         self.__dict__ = snapshot

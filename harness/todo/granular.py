@@ -2,14 +2,15 @@
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from harness.todo.base import MAX_ITEMS, TodoItem, TodoRejected, TodoStore
 
 
 class Op(BaseModel):
-    """One accepted operation and the state it produced."""
+    """One accepted operation and the state it produced (never changed once logged)."""
 
+    model_config = ConfigDict(frozen=True)
     op: str
     args: dict[str, Any]
     after: list[TodoItem]

@@ -16,6 +16,7 @@ from harness.todo import (
     render,
 )
 from harness.todo.base import TodoItem
+from harness.todo.registry import designs
 from tests.helpers import items
 
 PLAN = items(
@@ -181,3 +182,33 @@ def test_contract_ops_render_consistently(level: str) -> None:
     store.add("Write a.md")
     store.update_status("1", "completed")
     assert store.show() == "[x] #1: Write a.md\n(1/1 completed)"
+
+
+@pytest.mark.parametrize("name", sorted(designs()))
+def test_a_restored_snapshot_is_the_store_as_it_was(name: str) -> None:
+    """The transaction every tool call runs in: a snapshot shares only frozen records (items,
+    op-log entries), so a restore brings back exactly the earlier state, designs' own fields
+    included, however the store changed in between."""
+    store = designs()[name]()
+    store.items = [TodoItem.model_validate(row) for row in PLAN]
+    if isinstance(store, GranularStore):
+        store.add("Write d.md")
+    dumped = repr(vars(store))
+    saved = store.snapshot()
+    store.items[0] = store.items[0].model_copy(update={"text": "changed"})
+    for value in vars(store).values():
+        if isinstance(value, list):
+            value.append(value[0])
+        elif isinstance(value, dict):
+            value["intruder"] = set()
+    store.restore(saved)
+    assert repr(vars(store)) == dumped
+
+
+def test_a_snapshot_does_not_copy_the_op_log_entries() -> None:
+    store = GranularStore()
+    for n in range(15):
+        store.add(f"item {n}")
+    saved = store.snapshot()
+    assert saved["op_log"] is not store.op_log  # the list is the store's own copy
+    assert all(a is b for a, b in zip(saved["op_log"], store.op_log, strict=True))
