@@ -24,6 +24,7 @@ class Observer(Beliefs):
 
     def observe(self, messages: list[ChatMessage], system_text: str, tools: set[str]) -> None:
         m = self.m
+        m.tools = tools
         m.staleness += 1
         injected = parse_rendered(system_text)
         last = max(
@@ -92,9 +93,13 @@ class Observer(Beliefs):
             self._step_finished(step, exact)
 
     def _learn_cap(self, error: str, function: str, args: dict[str, Any]) -> None:
-        """A refusal that names the item limit is believed: from now on the agent keeps its
+        """A refusal is believed where it says how to keep the rules. One that says new items
+        need add_todo: from now on they do (before sim v3 every rewrite re-sent the new row and
+        was refused again). One that names the item limit: from now on the agent keeps its
         list within it and does the rest of the work without items, and a refused first plan
         is written again within it (before sim v3 it kept re-adding, or forgot its plan)."""
+        if function == "todo" and "unknown ids" in error and "use add_todo" in error:
+            self.m.adds_by_tool = True  # as the refusal says: new items go through add_todo
         cap = CAP_REFUSAL.search(error)
         if cap is None:
             return

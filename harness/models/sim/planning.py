@@ -120,10 +120,16 @@ class Planner(Faults):
                 status = "pending" if status == "in_progress" else status
             rows.append(TodoItem.model_validate({"id": item.id, "text": text, "status": status}))
         believed_ids = {s.id for _, s, _ in self._believed_all()}
+        adds: list[Call] = []  # new items sent with add_todo, where a refusal asked for that
+        by_tool = m.adds_by_tool and "add_todo" in m.tools
         for subtask_id in [*m.added, *sorted(m.forced)]:
             if subtask_id not in believed_ids and subtask_id not in m.cancelled:
-                if m.cap is not None and len(rows) >= m.cap:
+                if m.cap is not None and len(rows) + len(adds) >= m.cap:
                     m.omitted.add(subtask_id)  # the list is full: done without an item
+                    continue
+                if by_tool:
+                    adds.append(("add_todo", {"text": self.s.subtask(subtask_id).title}))
+                    believed_ids.add(subtask_id)
                     continue
                 m.max_id += 1
                 status = self._desired_status(subtask_id, current)
@@ -135,7 +141,7 @@ class Planner(Faults):
         if not m.forgotten and [r.model_dump() for r in rows] == [
             i.model_dump() for i in self.memory_list()
         ]:
-            return Decision()  # nothing to change
+            return Decision(calls=adds)  # nothing to change in the list itself
         more: list[Fault] = []
         mutated: set[str] = set()
         if not careful:
@@ -153,4 +159,4 @@ class Planner(Faults):
         m.undo = {"todo": list(held.values())}
         m.store = list(rows)
         m.unconfirmed = bool(faults)
-        return Decision(calls=[("todo", {"items": payload})], faults=faults)
+        return Decision(calls=[("todo", {"items": payload}), *adds], faults=faults)

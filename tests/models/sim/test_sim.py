@@ -258,3 +258,29 @@ def test_a_refusal_that_names_the_cap_is_heeded(variant: str, tmp_path: Path) ->
     assert not any(capped[first_refusal + expected :]), capped
     value = sample.scores["todo_scorer"].value if sample.scores else None
     assert isinstance(value, dict) and value["task_success"] == 1.0
+
+
+def test_a_refusal_that_asks_for_add_todo_is_heeded(tmp_path: Path) -> None:
+    """L2 refuses a rewrite that brings a new id ("use add_todo"). A 20-item list is full when
+    the user asks for a 21st file, so the agent does it without an item; after a cancellation
+    frees a place, its next rewrite carries the new item and is refused (must fire). From then
+    on it adds with add_todo, where it once re-sent the new row with every rewrite."""
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "twenty.yaml").write_text(
+        "family: per_file\nseed: 0\nsizes: [20]\nuser_changes: 2\n", encoding="utf-8"
+    )
+    (log,) = eval(
+        build_task("L2-whitelist", scenario_dir=str(tmp_path / "suite")),
+        model="sim/oracle",
+        model_args={"seed": 0, "scenario_dir": str(tmp_path / "suite")},
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )
+    (sample,) = log.samples or []
+    todo = [m for m in sample.messages if m.role == "tool" and m.function in ("todo", "add_todo")]
+    unknown = [
+        i for i, m in enumerate(todo) if m.error is not None and "unknown ids" in m.error.message
+    ]
+    assert len(unknown) == 1, [m.error.message[:80] for m in todo if m.error]
+    later_adds = [m for m in todo[unknown[0] :] if m.function == "add_todo" and m.error is None]
+    assert later_adds
