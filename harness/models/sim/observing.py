@@ -17,6 +17,8 @@ LOST_STALENESS = 8
 TODO_TOOLS = {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
 #: how a design states its item limit when it refuses a list that would exceed it
 CAP_REFUSAL = re.compile(r"Max (\d+) todos allowed")
+#: how the store names the items in progress when a start would make a second one
+ACTIVE_REFUSAL = re.compile(r"Only one task can be in_progress at a time \(got ([^)]*)\)")
 
 
 class Observer(Beliefs):
@@ -74,6 +76,7 @@ class Observer(Beliefs):
             if error is not None and call is not None:
                 self._undo_store(call.function, call.arguments)
                 self._learn_cap(error, call.function, call.arguments)
+                self._learn_active(error, call.function, call.arguments)
             listed = parse_rendered(error or text)
             if listed is not None:
                 self._see(listed)
@@ -108,6 +111,19 @@ class Observer(Beliefs):
             self.m.planned = False
         elif function == "add_todo":  # the refused item's work is done without an item
             self.m.omitted.update(s.id for s in self._understand(str(args.get("text", ""))))
+
+    def _learn_active(self, error: str, function: str, args: dict[str, Any]) -> None:
+        """A start refused because another item is in progress names that item: the agent
+        now knows it is in progress (and will settle it before starting the next), where it
+        once kept its own belief and re-sent the same start every turn."""
+        active = ACTIVE_REFUSAL.search(error)
+        if active is None or function != "update_todo_status" or self.m.seen is None:
+            return
+        others = set(re.findall(r"#(\S+?)(?:,|$)", active.group(1))) - {str(args.get("id"))}
+        self.m.seen = [
+            i.model_copy(update={"status": "in_progress"}) if i.id in others else i
+            for i in self.m.seen
+        ]
 
     def _undo_store(self, function: str, args: dict[str, Any]) -> None:
         """Bookkeeping: a refused call left the store as it was."""

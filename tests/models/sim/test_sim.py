@@ -284,3 +284,59 @@ def test_a_refusal_that_asks_for_add_todo_is_heeded(tmp_path: Path) -> None:
     assert len(unknown) == 1, [m.error.message[:80] for m in todo if m.error]
     later_adds = [m for m in todo[unknown[0] :] if m.function == "add_todo" and m.error is None]
     assert later_adds
+
+
+@pytest.mark.parametrize(
+    ("error", "believed"),
+    [
+        ("Only one task can be in_progress at a time (got #2, #1).", "in_progress"),  # fires
+        ("No todo with id #9 (existing ids: #1, #2, #3).", "pending"),  # must not
+    ],
+)
+def test_a_start_refused_for_another_active_item_teaches_which(
+    error: str, believed: str, tmp_path: Path
+) -> None:
+    """The store had #2 in progress unbeknown to the agent; the refusal of its start of #1
+    names #2, so the agent now believes #2 is in progress (and will settle it before starting
+    #1 again) instead of re-sending the same start every turn. Other refusals teach nothing."""
+    import random
+
+    from inspect_ai.model import (
+        ChatMessage,
+        ChatMessageAssistant,
+        ChatMessageTool,
+        ChatMessageUser,
+    )
+    from inspect_ai.tool import ToolCall, ToolCallError
+
+    from harness.models.sim.memory import Memory
+    from harness.models.sim.policy import SimPolicy
+    from harness.suite.scenario import load_scenarios
+
+    (tmp_path / "three.yaml").write_text(
+        "family: per_file\nseed: 0\nsizes: [3]\n", encoding="utf-8"
+    )
+    (scenario,) = load_scenarios(tmp_path)
+    memory = Memory(scenario=scenario)
+    policy = SimPolicy(load_profile("oracle"), memory, random.Random(0))
+    tools = {"add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
+    history: list[ChatMessage] = [ChatMessageUser(content=scenario.prompt)]
+    policy.observe(history, "", tools)
+    plan = policy.decide(tools)
+    calls = [ToolCall(id=f"a{i}", function=f, arguments=a) for i, (f, a) in enumerate(plan.calls)]
+    history.append(ChatMessageAssistant(content="", tool_calls=calls))
+    history += [
+        ChatMessageTool(content=f"Added #{i + 1}: {c.arguments['text']}", tool_call_id=c.id,
+                        function=c.function)
+        for i, c in enumerate(calls)
+    ]  # fmt: skip
+    policy.observe(history, "", tools)  # the agent's next turn: it has seen the adds
+    start = ToolCall(id="s", function="update_todo_status",
+                     arguments={"id": "1", "status": "in_progress"})  # fmt: skip
+    history.append(ChatMessageAssistant(content="", tool_calls=[start]))
+    history.append(
+        ChatMessageTool(content="", tool_call_id="s", function="update_todo_status",
+                        error=ToolCallError(type="unknown", message=error))
+    )  # fmt: skip
+    policy.observe(history, "", tools)
+    assert {i.id: i.status for i in memory.seen or []}["2"] == believed
