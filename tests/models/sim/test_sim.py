@@ -202,22 +202,32 @@ def test_profile_file(tmp_path: Path) -> None:
     assert (profile.name, profile.drop, profile.mutate) == ("mine", 0.25, 0.1)
 
 
-def test_a_refusal_that_shows_the_list_gets_a_resend_copied_from_it(tmp_path: Path) -> None:
-    """Under L1 a 50-item rewrite from memory slips and is refused (must fire); the repair that
-    follows copies the list the refusal showed, so it is accepted: no two refused rewrites in a
-    row, where the agent once resent a fresh slip every turn until its turns ran out."""
-    (tmp_path / "suite").mkdir()
-    (tmp_path / "suite" / "fifty.yaml").write_text(
-        "family: per_file\nseed: 0\nsizes: [50]\n", encoding="utf-8"
-    )
+def one_generated_episode(
+    tmp_path: Path, variant: str, family: str, model: str, **model_args: object
+) -> EvalSample:
+    """One episode of a generated scenario family (`family`: its YAML body) under a variant."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "family.yaml").write_text(family, encoding="utf-8")
     (log,) = eval(
-        build_task("L1-textlock+uncapped", scenario_dir=str(tmp_path / "suite")),
-        model="sim/sloppy",
-        model_args={"repair": 1.0, "seed": 0, "scenario_dir": str(tmp_path / "suite")},
+        build_task(variant, scenario_dir=str(suite)),
+        model=model,
+        model_args={"seed": 0, "scenario_dir": str(suite), **model_args},
         display="none",
         log_dir=str(tmp_path / "logs"),
     )
     (sample,) = log.samples or []
+    return sample
+
+
+def test_a_refusal_that_shows_the_list_gets_a_resend_copied_from_it(tmp_path: Path) -> None:
+    """Under L1 a 50-item rewrite from memory slips and is refused (must fire); the repair that
+    follows copies the list the refusal showed, so it is accepted: no two refused rewrites in a
+    row, where the agent once resent a fresh slip every turn until its turns ran out."""
+    sample = one_generated_episode(
+        tmp_path, "L1-textlock+uncapped", "family: per_file\nsizes: [50]\n", "sim/sloppy",
+        repair=1.0,
+    )  # fmt: skip
     outcomes = [
         message.error is None
         for message in sample.messages
@@ -234,18 +244,8 @@ def test_a_refusal_that_names_the_cap_is_heeded(variant: str, tmp_path: Path) ->
     cap beforehand); after the refusal names the cap, no update exceeds it again and the agent
     works on, where it once re-added every unlisted item each turn (L3/L4, over a hundred
     refusals per episode) or forgot its refused plan and claimed done (L0-L2)."""
-    (tmp_path / "suite").mkdir()
-    (tmp_path / "suite" / "thirty.yaml").write_text(
-        "family: per_file\nseed: 0\nsizes: [30]\nuser_changes: 1\n", encoding="utf-8"
-    )
-    (log,) = eval(
-        build_task(variant, scenario_dir=str(tmp_path / "suite")),
-        model="sim/oracle",
-        model_args={"seed": 0, "scenario_dir": str(tmp_path / "suite")},
-        display="none",
-        log_dir=str(tmp_path / "logs"),
-    )
-    (sample,) = log.samples or []
+    family = "family: per_file\nsizes: [30]\nuser_changes: 1\n"
+    sample = one_generated_episode(tmp_path, variant, family, "sim/oracle")
     capped = [
         message.error is not None and "todos allowed" in message.error.message
         for message in sample.messages
@@ -265,18 +265,8 @@ def test_a_refusal_that_asks_for_add_todo_is_heeded(tmp_path: Path) -> None:
     the user asks for a 21st file, so the agent does it without an item; after a cancellation
     frees a place, its next rewrite carries the new item and is refused (must fire). From then
     on it adds with add_todo, where it once re-sent the new row with every rewrite."""
-    (tmp_path / "suite").mkdir()
-    (tmp_path / "suite" / "twenty.yaml").write_text(
-        "family: per_file\nseed: 0\nsizes: [20]\nuser_changes: 2\n", encoding="utf-8"
-    )
-    (log,) = eval(
-        build_task("L2-whitelist", scenario_dir=str(tmp_path / "suite")),
-        model="sim/oracle",
-        model_args={"seed": 0, "scenario_dir": str(tmp_path / "suite")},
-        display="none",
-        log_dir=str(tmp_path / "logs"),
-    )
-    (sample,) = log.samples or []
+    family = "family: per_file\nsizes: [20]\nuser_changes: 2\n"
+    sample = one_generated_episode(tmp_path, "L2-whitelist", family, "sim/oracle")
     todo = [m for m in sample.messages if m.role == "tool" and m.function in ("todo", "add_todo")]
     unknown = [
         i for i, m in enumerate(todo) if m.error is not None and "unknown ids" in m.error.message
