@@ -228,6 +228,17 @@ STARTUP = (
 )
 
 
+#: imports measured on their own: inspect's (bare pays it too), then with the leaderboard's
+#: statistics added, which a run needs for its summary and bare inspect does not compute
+IMPORTS = (
+    ("import inspect_ai.model (bare pays this too)", "inspect_ai.model"),
+    (
+        "  + the leaderboard's statistics (harness.results.stats)",
+        "inspect_ai.model, harness.results.stats",
+    ),
+)
+
+
 def cpu_seconds(command: list[str]) -> float:
     """User + system CPU seconds of a command run in its own process (children included)."""
     before = os.times()
@@ -244,6 +255,13 @@ def startup_rows(repeats: int) -> list[list[str]]:
         [cpu_seconds([sys.executable, "-c", "pass"]) for _ in range(repeats)]
     )
     rows = [["python -c pass", f"{python:.2f}", "", ""]]
+    # what a run imports that bare inspect does not, the largest first: the leaderboard's
+    # statistics (scipy, statsmodels, with numpy and pandas); measured beside inspect's own
+    for label, modules in IMPORTS:
+        cpu = statistics.median(
+            [cpu_seconds([sys.executable, "-c", f"import {modules}"]) for _ in range(repeats)]
+        )
+        rows.append([label, f"{cpu:.2f}", "", ""])
     for args, budget in STARTUP:
         cpu = statistics.median(
             [cpu_seconds([sys.executable, "-m", "harness.cli", *args]) for _ in range(repeats)]
