@@ -2,17 +2,21 @@
 harness run, through inspect's own eval set with a scripted provider (mockllm) and a trivial
 tool, and the runner's log settings. What the harness costs beyond this is the harness's own.
 
-`--tools harness` also offers the model the harness's own tool schemas (L3-granular's todo
-tools and the seven workspace tools, never called): what inspect itself costs per model call
-for schemas of that size (it deep-copies and logs them on every call), apart from what the
-harness does.
+The loop is the harness's, stripped: each turn asks the model with a fixed list of tool schemas
+and runs the calls with `execute_tools`. The schemas are handed to inspect the way the harness
+hands them to the simulated agent (`harness.episode.loop.SharedToolInfo`: built once, never
+copied), so neither side pays inspect's per-call copies of them. `--tools harness` also offers
+the harness's own schemas (L3-granular's todo tools and the seven workspace tools, never
+called): what inspect itself costs per model call for a tool list of that size, apart from what
+the harness does. `--tools harness-defs` offers them as ToolDefs, inspect's usual way, which
+inspect converts and deep-copies on every call (`scripts/profile_schemas.py` shows the cost).
 
 The baseline is on equal terms with the harness: it skips inspect's per-sample openai/anthropic
 provider state the way the harness does for the simulated agent (both models keep none).
 
-`python scripts/bare_inspect.py CALLS.json --log-dir D [--epochs E] [--tools harness]`, where
-CALLS.json lists per sample the tool calls of each turn (the last turn answers in text), prints
-wall seconds and peak RSS (MB) as JSON.
+`python scripts/bare_inspect.py CALLS.json --log-dir D [--epochs E] [--tools T]` (T: note,
+harness or harness-defs), where CALLS.json lists per sample the tool calls of each turn (the last
+turn answers in text), prints wall seconds and peak RSS (MB) as JSON.
 """
 
 from __future__ import annotations
@@ -33,11 +37,14 @@ from inspect_ai.model import (
     GenerateConfig,
     ModelOutput,
     ModelUsage,
+    execute_tools,
     get_model,
 )
 from inspect_ai.scorer import Score, Target, mean, scorer
-from inspect_ai.solver import TaskState, generate, use_tools
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolCall, ToolChoice, ToolDef, ToolInfo, tool
+
+from harness.episode.loop import SharedToolInfo
 
 
 @tool
@@ -116,16 +123,47 @@ def harness_schemas() -> list[ToolDef]:
     ]
 
 
+def shared(defs: list[ToolDef]) -> list[ToolInfo]:
+    """Schemas as the harness hands them to the simulated agent: built once, never copied."""
+    return [
+        SharedToolInfo(name=d.name, description=d.description, parameters=d.parameters)
+        for d in defs
+    ]
+
+
+@solver
+def tool_loop(schemas: list[Tool | ToolDef | ToolInfo], tools: list[Tool]) -> Solver:
+    """Ask the model with these schemas until it answers in text; run its calls each turn."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = get_model()
+        while True:
+            state.output = await model.generate(state.messages, schemas)
+            state.messages.append(state.output.message)
+            if not state.output.message.tool_calls:
+                return state
+            result = await execute_tools(state.messages, tools)
+            state.messages.extend(result.messages)
+
+    return solve
+
+
 def run(turns: list[list[int]], epochs: int, log_dir: str, tools: str = "note") -> dict[str, float]:
-    offered: list[Tool | ToolDef] = [note()]
-    if tools == "harness":
-        offered += harness_schemas()
+    notes = note()
+    schemas: list[Tool | ToolDef | ToolInfo]
+    if tools == "harness-defs":
+        schemas = [ToolDef(notes), *harness_schemas()]
+    else:
+        schemas = [
+            *shared([ToolDef(notes)]),
+            *(shared(harness_schemas()) if tools == "harness" else []),
+        ]
     task = Task(
         dataset=[
             Sample(input=f"Work. calls={','.join(map(str, t))}", id=f"s{i}")
             for i, t in enumerate(turns)
         ],
-        solver=[use_tools(offered), generate(tool_calls="loop")],
+        solver=tool_loop(schemas, [notes]),
         scorer=turns_scorer(),
     )
     # on equal terms with the harness, which skips inspect's per-sample openai/anthropic state
@@ -164,7 +202,7 @@ def main() -> None:
     parser.add_argument("calls", help="JSON file: per sample, the tool calls of each turn")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--log-dir", required=True)
-    parser.add_argument("--tools", choices=["note", "harness"], default="note")
+    parser.add_argument("--tools", choices=["note", "harness", "harness-defs"], default="note")
     args = parser.parse_args()
     turns = json.loads(Path(args.calls).read_text())
     print(json.dumps(run(turns, args.epochs, args.log_dir, args.tools)))

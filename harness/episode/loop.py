@@ -98,12 +98,12 @@ def todo_agent(variant: Variant, rules: KeywordTable | None = None) -> Solver:
     return solve
 
 
-class _SharedToolInfo(ToolInfo):
+class SharedToolInfo(ToolInfo):
     """A tool schema inspect need not copy: inspect deep-copies every schema on every model
     call (twice) so that providers and hooks may change them; for a provider that says it only
     reads them (the simulated agent), that was the largest per-turn cost of a sim run."""
 
-    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> _SharedToolInfo:
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> SharedToolInfo:
         return self
 
 
@@ -136,7 +136,7 @@ class _Loop:
         self.todo_names = {spec.name for spec in episode.store.tool_specs()}
         self.tool_names = [tool.name for tool in self.tools]
         # built once: inspect would otherwise re-derive every schema on every model call
-        info = _SharedToolInfo if getattr(get_model().api, "READS_TOOLS_ONLY", False) else ToolInfo
+        info = SharedToolInfo if getattr(get_model().api, "READS_TOOLS_ONLY", False) else ToolInfo
         self.tool_infos = [
             info(name=t.name, description=t.description, parameters=t.parameters)
             for t in self.tools

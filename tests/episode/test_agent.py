@@ -239,11 +239,11 @@ def test_the_log_keeps_the_tool_schemas_once_per_sample(tmp_path: Path) -> None:
 
 
 def test_only_a_provider_that_only_reads_schemas_gets_them_uncopied() -> None:
-    from harness.episode.loop import _SharedToolInfo
+    from harness.episode.loop import SharedToolInfo
     from harness.models.sim.provider import SimModel
 
     assert SimModel.READS_TOOLS_ONLY
-    info = _SharedToolInfo(name="t", description="d")
+    info = SharedToolInfo(name="t", description="d")
     assert info.model_copy(deep=True) is info
     plain = ToolInfo(name="t", description="d")
     assert plain.model_copy(deep=True) is not plain

@@ -19,7 +19,7 @@ def _baseline() -> ModuleType:
     return load_script("bare_inspect")
 
 
-@pytest.mark.parametrize(("tools", "offered"), [("note", 1), ("harness", 13)])
+@pytest.mark.parametrize(("tools", "offered"), [("note", 1), ("harness", 13), ("harness-defs", 13)])
 def test_the_baseline_replays_the_calls_it_is_given(
     tools: str, offered: int, tmp_path: Path
 ) -> None:
