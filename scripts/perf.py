@@ -168,12 +168,16 @@ def against_bare(root: Path, repeats: int) -> list[list[str]]:
     def med(values: list[float]) -> float:
         return statistics.median(values)
 
-    def spread(per_round: list[dict[str, float]], other: str) -> str:
-        """The harness / baseline ratio: median [min, max] over the rounds' pairs."""
+    def spread(
+        per_round: list[dict[str, float]], other: str, center: dict[str, float] | None = None
+    ) -> str:
+        """The harness / baseline ratio: median [min, max] over the rounds' pairs (`center`:
+        the ratio of these values instead of the median ratio)."""
         ratios = [r["harness"] / r[other] for r in per_round if r[other] > 0]
         if not ratios:
             return ""
-        return f"{med(ratios):.2f}x [{min(ratios):.2f}, {max(ratios):.2f}]"
+        mid = center["harness"] / center[other] if center and center[other] else med(ratios)
+        return f"{mid:.2f}x [{min(ratios):.2f}, {max(ratios):.2f}]"
 
     rows: list[list[str]] = []
     for size in SIZES:
@@ -205,15 +209,28 @@ def against_bare(root: Path, repeats: int) -> list[list[str]]:
     growth = [
         {k: (r[3, k]["rss"] - r[1, k]["rss"]) / extra_episodes for k in KINDS} for r in rounds
     ]
+    # a difference of two runs doubles their noise, so the central figure is the difference of
+    # the medians (one slow round moves it little); [min, max] are still the rounds' own pairs
+    slope = {
+        k: (med([r[3, k]["cpu"] for r in rounds]) - med([r[1, k]["cpu"] for r in rounds]))
+        / extra_turns
+        * 1000
+        for k in KINDS
+    }
+    rise = {
+        k: (med([r[3, k]["rss"] for r in rounds]) - med([r[1, k]["rss"] for r in rounds]))
+        / extra_episodes
+        for k in KINDS
+    }
     rows.append(
         ["CPU per added turn (1 -> 3 epochs)"]
-        + [f"{med([t[k] for t in per_turn]):.1f} ms" for k in KINDS]
-        + [spread(per_turn, other) for other in KINDS[1:]]
+        + [f"{slope[k]:.1f} ms" for k in KINDS]
+        + [spread(per_turn, other, slope) for other in KINDS[1:]]
     )
     rows.append(
         ["peak RSS per added episode (1 -> 3)"]
-        + [f"{med([g[k] for g in growth]):.2f} MB" for k in KINDS]
-        + [spread(growth, other) for other in KINDS[1:]]
+        + [f"{rise[k]:.2f} MB" for k in KINDS]
+        + [spread(growth, other, rise) for other in KINDS[1:]]
     )
     return rows
 
