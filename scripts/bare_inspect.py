@@ -11,12 +11,17 @@ called): what inspect itself costs per model call for a tool list of that size, 
 the harness does. `--tools harness-defs` offers them as ToolDefs, inspect's usual way, which
 inspect converts and deep-copies on every call (`scripts/profile_schemas.py` shows the cost).
 
+`--sizes SIZES.json` (per sample: the harness model's system prompt, task, and per turn its
+reply's text, each call's arguments and result, in characters; `make perf` takes them from the
+harness run's log) pads every message to those sizes, so that inspect carries as many bytes
+per sample as it did for the harness.
+
 The baseline is on equal terms with the harness: it skips inspect's per-sample openai/anthropic
 provider state the way the harness does for the simulated agent (both models keep none).
 
-`python scripts/bare_inspect.py CALLS.json --log-dir D [--epochs E] [--tools T]` (T: note,
-harness or harness-defs), where CALLS.json lists per sample the tool calls of each turn (the last
-turn answers in text), prints wall seconds and peak RSS (MB) as JSON.
+`python scripts/bare_inspect.py CALLS.json --log-dir D [--epochs E] [--tools T] [--sizes S]`
+(T: note, harness or harness-defs), where CALLS.json lists per sample the tool calls of each
+turn (the last turn answers in text), prints wall seconds and peak RSS (MB) as JSON.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
+    ChatMessageSystem,
     ChatMessageUser,
     GenerateConfig,
     ModelOutput,
@@ -49,15 +55,27 @@ from harness.episode.loop import SharedToolInfo
 
 @tool
 def note() -> Tool:
-    async def execute(text: str) -> str:
+    async def execute(text: str, reply: int = 0) -> str:
         """Record a note.
 
         Args:
             text: The note.
+            reply: Length of the reply, if not the default.
         """
-        return f"noted: {text}"
+        return "y" * reply if reply else f"noted: {text}"
 
     return execute
+
+
+#: with `--sizes`: per sample, the sizes of what the harness's model saw and wrote (system
+#: prompt, task, and per turn the reply's text, each call's arguments and result), replayed as
+#: padding so that inspect carries as many bytes as it did for the harness
+SIZES: list[dict[str, Any]] = []
+
+
+def _turn_sizes(sample: int, turn: int) -> dict[str, Any]:
+    turns = SIZES[sample]["turns"] if sample < len(SIZES) else []
+    return turns[turn] if turn < len(turns) else {}
 
 
 @scorer(metrics=[mean()])
@@ -74,17 +92,28 @@ def scripted(
     """Each turn makes the sample's tool calls for that turn (the plan is in its prompt, at
     least one call so that the loop goes on), the last one answers in text."""
     prompt = next(m.text for m in input if isinstance(m, ChatMessageUser))
-    plan = [int(n) for n in prompt.split("calls=")[1].split(",")]
+    sample = int(prompt.split("sample=")[1].split(" ")[0])
+    plan = [int(n) for n in prompt.split("calls=")[1].split(" ")[0].split(",")]
     done = sum(isinstance(m, ChatMessageAssistant) for m in input)
+    sizes = _turn_sizes(sample, done)
+    text = "z" * int(sizes.get("text", 0))
     if done + 1 >= len(plan):
-        output = ModelOutput.from_content(model="mockllm", content="Done.")
+        output = ModelOutput.from_content(model="mockllm", content=text or "Done.")
     else:
+        args, results = sizes.get("args", []), sizes.get("results", [])
         calls = [
-            ToolCall(id=f"c{done}-{i}", function="note", arguments={"text": f"step {done}.{i}"})
+            ToolCall(
+                id=f"c{done}-{i}",
+                function="note",
+                # the JSON of {"text": ..., "reply": n} is about as long as the harness's call
+                arguments={"text": "x" * max(0, int(args[i]) - 24), "reply": int(results[i])}
+                if i < len(args) and i < len(results)
+                else {"text": f"step {done}.{i}"},
+            )
             for i in range(max(1, plan[done]))
         ]
         output = ModelOutput.from_message(
-            ChatMessageAssistant(content="", tool_calls=calls, model="mockllm")
+            ChatMessageAssistant(content=text, tool_calls=calls, model="mockllm")
         )
     # usage given, as the simulated agent gives it (else mockllm counts with tiktoken, online)
     read = sum(len(m.text) for m in input) // 4
@@ -137,6 +166,9 @@ def tool_loop(schemas: list[Tool | ToolDef | ToolInfo], tools: list[Tool]) -> So
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
+        sample = int(state.input_text.split("sample=")[1].split(" ")[0])
+        if sample < len(SIZES) and SIZES[sample].get("system"):
+            state.messages.insert(0, ChatMessageSystem(content="s" * SIZES[sample]["system"]))
         while True:
             state.output = await model.generate(state.messages, schemas)
             state.messages.append(state.output.message)
@@ -148,7 +180,21 @@ def tool_loop(schemas: list[Tool | ToolDef | ToolInfo], tools: list[Tool]) -> So
     return solve
 
 
-def run(turns: list[list[int]], epochs: int, log_dir: str, tools: str = "note") -> dict[str, float]:
+def prompt_for(sample: int, calls: list[int]) -> str:
+    """The sample's task: its plan, padded to the harness's task length under `--sizes`."""
+    text = f"Work. sample={sample} calls={','.join(map(str, calls))} "
+    want = int(SIZES[sample].get("prompt", 0)) if sample < len(SIZES) else 0
+    return text + "p" * max(0, want - len(text))
+
+
+def run(
+    turns: list[list[int]],
+    epochs: int,
+    log_dir: str,
+    tools: str = "note",
+    sizes: list[dict[str, Any]] | None = None,
+) -> dict[str, float]:
+    SIZES[:] = sizes or []
     notes = note()
     schemas: list[Tool | ToolDef | ToolInfo]
     if tools == "harness-defs":
@@ -159,10 +205,7 @@ def run(turns: list[list[int]], epochs: int, log_dir: str, tools: str = "note") 
             *(shared(harness_schemas()) if tools == "harness" else []),
         ]
     task = Task(
-        dataset=[
-            Sample(input=f"Work. calls={','.join(map(str, t))}", id=f"s{i}")
-            for i, t in enumerate(turns)
-        ],
+        dataset=[Sample(input=prompt_for(i, t), id=f"s{i}") for i, t in enumerate(turns)],
         solver=tool_loop(schemas, [notes]),
         scorer=turns_scorer(),
     )
@@ -203,9 +246,11 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--log-dir", required=True)
     parser.add_argument("--tools", choices=["note", "harness", "harness-defs"], default="note")
+    parser.add_argument("--sizes", help="JSON file: per sample, the sizes to replay as padding")
     args = parser.parse_args()
     turns = json.loads(Path(args.calls).read_text())
-    print(json.dumps(run(turns, args.epochs, args.log_dir, args.tools)))
+    sizes = json.loads(Path(args.sizes).read_text()) if args.sizes else None
+    print(json.dumps(run(turns, args.epochs, args.log_dir, args.tools, sizes)))
 
 
 if __name__ == "__main__":

@@ -93,7 +93,10 @@ def harness_run(root: Path, epochs: int, scenarios: str = "all") -> dict[str, An
         + ["--scenarios", scenarios, "--epochs", str(epochs), "--workers", "1"]
         + ["--display", "none", "--out", str(out), "--fresh"]
     )
-    return {"wall": wall, "cpu": cpu, "rss": rss, "turns": calls_per_turn(out)}
+    return {
+        "wall": wall, "cpu": cpu, "rss": rss, "turns": calls_per_turn(out),
+        "sizes": episode_sizes(out),
+    }  # fmt: skip
 
 
 def calls_per_turn(out: Path) -> list[list[int]]:
@@ -110,25 +113,74 @@ def calls_per_turn(out: Path) -> list[list[int]]:
     return episodes
 
 
-def bare_run(root: Path, turns: list[list[int]], tools: str) -> dict[str, Any]:
+def episode_sizes(out: Path) -> list[dict[str, Any]]:
+    """Per episode of a harness run (in `calls_per_turn`'s order), the sizes of what its model
+    saw and wrote: the system prompt, the task, and per model call the reply's text, each tool
+    call's arguments (JSON) and its result, from the sample's events."""
+    from inspect_ai.event import ModelEvent, ToolEvent
+    from inspect_ai.log import read_eval_log
+
+    episodes: list[dict[str, Any]] = []
+    for path in sorted((out / "logs").glob("*/*.eval")):
+        for sample in read_eval_log(str(path), resolve_attachments=True).samples or []:
+            results = {
+                e.id: len(str(e.result)) + (len(e.error.message) if e.error else 0)
+                for e in sample.events
+                if isinstance(e, ToolEvent)
+            }
+            models = [e for e in sample.events if isinstance(e, ModelEvent)]
+            first = models[0].input if models else []
+            turns = []
+            for event in models:
+                message = event.output.message
+                calls = message.tool_calls or []
+                turns.append(
+                    {
+                        "text": len(message.text),
+                        "args": [len(json.dumps(c.arguments)) for c in calls],
+                        "results": [results.get(c.id, 0) for c in calls],
+                    }
+                )
+            episodes.append(
+                {
+                    "system": sum(len(m.text) for m in first if m.role == "system"),
+                    "prompt": next((len(m.text) for m in first if m.role == "user"), 0),
+                    "turns": turns,
+                }
+            )
+    return episodes
+
+
+def bare_run(
+    root: Path, turns: list[list[int]], tools: str, sizes: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     script = Path(__file__).with_name("bare_inspect.py")
     plan = root / "calls.json"
     plan.write_text(json.dumps(turns))
+    extra: list[str] = []
+    if sizes is not None:
+        (root / "sizes.json").write_text(json.dumps(sizes))
+        extra = ["--sizes", str(root / "sizes.json")]
     wall, cpu, rss = measured(
         [sys.executable, str(script), str(plan), "--log-dir", str(root / "b"), "--tools", tools]
+        + extra
     )
     shutil.rmtree(root / "b", ignore_errors=True)
     return {"wall": wall, "cpu": cpu, "rss": rss, "turns": turns}
 
 
 #: what each run is compared with: bare inspect with one trivial tool (the issue's baseline),
-#: and bare inspect offering the harness's own tool schemas (what inspect itself costs for them)
-KINDS = ("harness", "bare", "bare+schemas")
+#: and bare inspect carrying the same conversation as the harness's model: its 12 tool schemas
+#: and messages padded to the same sizes (what inspect itself costs for that much content)
+KINDS = ("harness", "bare", "bare+same")
 SIZES = ("start-up", 1, 3)
 
 
 def one_round(
-    root: Path, order: int, turns_of: dict[object, list[list[int]]]
+    root: Path,
+    order: int,
+    turns_of: dict[object, list[list[int]]],
+    sizes_of: dict[object, list[dict[str, Any]]],
 ) -> dict[tuple[object, str], dict[str, Any]]:
     """Every size once, the three kinds back to back in a rotating order (interleaved, so a
     slow spell of the machine falls on all three); the first round runs the harness first to
@@ -141,9 +193,11 @@ def one_round(
                 epochs, scenarios = (1, "main_and_test") if size == "start-up" else (size, "all")
                 out[size, kind] = harness_run(root, int(str(epochs)), scenarios)
                 turns_of.setdefault(size, out[size, kind]["turns"])
-            else:
-                tools = "note" if kind == "bare" else "harness"
-                out[size, kind] = bare_run(root, turns_of[size], tools)
+                sizes_of.setdefault(size, out[size, kind]["sizes"])
+            elif kind == "bare":
+                out[size, kind] = bare_run(root, turns_of[size], "note")
+            else:  # the same conversation as the harness's model saw: schemas and sizes
+                out[size, kind] = bare_run(root, turns_of[size], "harness", sizes_of[size])
     return out
 
 
@@ -151,17 +205,18 @@ def against_bare(root: Path, repeats: int) -> list[list[str]]:
     """Harness (L3-granular, sim/sloppy, one worker) against bare inspect on the same samples and
     turns: medians over `repeats` interleaved rounds, ratios paired within a round."""
     turns_of: dict[object, list[list[int]]] = {}
+    sizes_of: dict[object, list[dict[str, Any]]] = {}
     rounds = []
     for r in range(repeats):
-        done = one_round(root, r % len(KINDS), turns_of)
+        done = one_round(root, r % len(KINDS), turns_of, sizes_of)
         rounds.append(done)
         # each pair as it finishes: a run killed half-way still says something
         for size in SIZES:
             cpu = {k: done[size, k]["cpu"] for k in KINDS}
             print(
                 f"round {r + 1}, {size}: CPU harness {cpu['harness']:.2f} s, bare "
-                f"{cpu['bare']:.2f} s ({cpu['harness'] / cpu['bare']:.2f}x), bare+schemas "
-                f"{cpu['bare+schemas']:.2f} s ({cpu['harness'] / cpu['bare+schemas']:.2f}x)",
+                f"{cpu['bare']:.2f} s ({cpu['harness'] / cpu['bare']:.2f}x), bare+same "
+                f"{cpu['bare+same']:.2f} s ({cpu['harness'] / cpu['bare+same']:.2f}x)",
                 flush=True,
             )
 
@@ -319,9 +374,9 @@ def main() -> None:
                 f"L3-granular, sim/sloppy, 1 worker (median of {args.repeats} pairs)",
                 "harness",
                 "bare inspect (equal terms)",
-                "bare + harness schemas",
+                "bare + schemas + same sizes",
                 "harness / bare, CPU",
-                "harness / bare+schemas, CPU",
+                "harness / bare+same, CPU",
             ],
             tablefmt="github",
         )

@@ -33,3 +33,26 @@ def test_the_baseline_replays_the_calls_it_is_given(
         models = [e for e in sample.events if isinstance(e, ModelEvent)]
         assert all(len(e.tools) == offered for e in models)
     assert replayed == {"s0": [3, 1, 2, 0], "s1": [0]}
+
+
+def test_with_sizes_the_baseline_carries_as_many_bytes_as_the_harness_did(tmp_path: Path) -> None:
+    sizes = [
+        {
+            "system": 900,
+            "prompt": 300,
+            "turns": [
+                {"text": 40, "args": [120, 60], "results": [500, 2000]},
+                {"text": 15, "args": [], "results": []},
+            ],
+        }
+    ]
+    _baseline().run([[2, 0]], 1, str(tmp_path), "harness", sizes)
+    (log,) = [read_eval_log(str(p)) for p in tmp_path.glob("*.eval")]
+    (sample,) = log.samples or []
+    system, user, first, *_ = sample.messages
+    assert (system.role, len(system.text)) == ("system", 900)
+    assert len(user.text) == 300
+    assert len(first.text) == 40 and len(first.tool_calls or []) == 2
+    results = [len(m.text) for m in sample.messages if m.role == "tool"]
+    assert results == [500, 2000]
+    assert len(sample.messages[-1].text) == 15
