@@ -9,6 +9,7 @@ from types import ModuleType
 import pytest
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import read_eval_log
+from inspect_ai.model import ChatMessageAssistant
 
 from tests.helpers import load_script
 
@@ -52,6 +53,7 @@ def test_with_sizes_the_baseline_carries_as_many_bytes_as_the_harness_did(tmp_pa
     system, user, first, *_ = sample.messages
     assert (system.role, len(system.text)) == ("system", 900)
     assert len(user.text) == 300
+    assert isinstance(first, ChatMessageAssistant)
     assert len(first.text) == 40 and len(first.tool_calls or []) == 2
     results = [len(m.text) for m in sample.messages if m.role == "tool"]
     assert results == [500, 2000]
