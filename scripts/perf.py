@@ -93,28 +93,22 @@ def harness_run(root: Path, epochs: int, scenarios: str = "all") -> dict[str, An
         + ["--scenarios", scenarios, "--epochs", str(epochs), "--workers", "1"]
         + ["--display", "none", "--out", str(out), "--fresh"]
     )
-    return {
-        "wall": wall, "cpu": cpu, "rss": rss, "turns": calls_per_turn(out),
-        "sizes": episode_sizes(out),
-    }  # fmt: skip
+    sizes = episode_sizes(out)  # the log is read once: the turns' call counts come from it
+    return {"wall": wall, "cpu": cpu, "rss": rss, "turns": call_counts(sizes), "sizes": sizes}
 
 
 def calls_per_turn(out: Path) -> list[list[int]]:
-    """Per episode of a harness run, the tool calls of each model turn (from its ledgers)."""
-    from inspect_ai.log import read_eval_log
+    """Per episode of a harness run, the tool calls of each model turn."""
+    return call_counts(episode_sizes(out))
 
-    from harness.episode.record import EpisodeRecord
 
-    episodes = []
-    for path in sorted((out / "logs").glob("*/*.eval")):
-        for sample in read_eval_log(str(path)).samples or []:
-            events = sample.store_as(EpisodeRecord).ledger["events"]
-            episodes.append([e["tool_calls"] for e in events if e["kind"] == "assistant"])
-    return episodes
+def call_counts(sizes: list[dict[str, Any]]) -> list[list[int]]:
+    """Per episode, the tool calls of each model turn, from `episode_sizes`."""
+    return [[len(turn["args"]) for turn in episode["turns"]] for episode in sizes]
 
 
 def episode_sizes(out: Path) -> list[dict[str, Any]]:
-    """Per episode of a harness run (in `calls_per_turn`'s order), the sizes of what its model
+    """Per episode of a harness run (logs in name order), the sizes of what its model
     saw and wrote: the system prompt, the task, and per model call the reply's text, each tool
     call's arguments (JSON) and its result, from the sample's events."""
     from inspect_ai.event import ModelEvent, ToolEvent

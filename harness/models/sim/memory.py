@@ -81,7 +81,6 @@ class Memory:
     cap: int | None = None  # the list's item limit, once a refusal has named it
     #: a rewrite's new item was refused with "use add_todo": new items go through that tool
     adds_by_tool: bool = False
-    tools: set[str] = field(default_factory=set)  # the tools offered on its last turn
 
 
 def then(first: Decision, second: Decision) -> Decision:

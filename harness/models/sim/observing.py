@@ -26,7 +26,6 @@ class Observer(Beliefs):
 
     def observe(self, messages: list[ChatMessage], system_text: str, tools: set[str]) -> None:
         m = self.m
-        m.tools = tools
         m.staleness += 1
         injected = parse_rendered(system_text)
         last = max(
@@ -75,7 +74,7 @@ class Observer(Beliefs):
             self.m.unconfirmed = False
             if error is not None and call is not None:
                 self._undo_store(call.function, call.arguments)
-                self._learn_cap(error, call.function, call.arguments)
+                self._learn_list_rules(error, call.function, call.arguments)
                 self._learn_active(error, call.function, call.arguments)
             listed = parse_rendered(error or text)
             if listed is not None:
@@ -95,7 +94,7 @@ class Observer(Beliefs):
             # a failed step is taken as done: the agent moves on (outcome checks will tell)
             self._step_finished(step, exact)
 
-    def _learn_cap(self, error: str, function: str, args: dict[str, Any]) -> None:
+    def _learn_list_rules(self, error: str, function: str, args: dict[str, Any]) -> None:
         """A refusal is believed where it says how to keep the rules. One that says new items
         need add_todo: from now on they do (before sim v3 every rewrite re-sent the new row and
         was refused again). One that names the item limit: from now on the agent keeps its

@@ -3,6 +3,8 @@ id (granular tools) or as a whole-list rewrite from memory (TodoWrite-style)."""
 
 from __future__ import annotations
 
+import sys
+
 from harness.models.sim.faults import Faults
 from harness.models.sim.memory import Call, Decision, Fault
 from harness.models.sim.wording import word_plan
@@ -29,14 +31,15 @@ class Planner(Faults):
         self.m.max_id = max(self.m.max_id, len(items))
         return Decision(calls=[("todo", {"items": items})])
 
-    def _sync(self, granular: bool, current: str | None) -> Decision:
+    def _sync(self, tools: set[str], current: str | None) -> Decision:
         m = self.m
         m.repair_now = False
         m.reminded = False
         careful, m.careful = m.careful, False
-        if granular:
+        if "todo" not in tools:
             return self._sync_granular(current, careful)
-        return self._rewrite(current, careful)
+        # new items go through add_todo once a refusal asked for that and the tool is offered
+        return self._rewrite(current, careful, m.adds_by_tool and "add_todo" in tools)
 
     def _sync_granular(self, current: str | None, careful: bool = False) -> Decision:
         """Single ops by id: demote, then complete, then start the current item (`careful`: a
@@ -86,10 +89,12 @@ class Planner(Faults):
     def _room(self) -> int:
         """How many more items the list takes, as far as the agent knows its limit."""
         if self.m.cap is None:
-            return len(self.s.subtasks) + len(self.m.added) + 1
+            return sys.maxsize
         return self.m.cap - len(self.memory_list())
 
-    def _rewrite(self, current: str | None, careful: bool = False) -> Decision:
+    def _rewrite(
+        self, current: str | None, careful: bool = False, by_tool: bool = False
+    ) -> Decision:
         """Rewrite the whole list from memory, with recall faults that grow with staleness
         (`careful`: a repair copying the list it was just shown, so none)."""
         m = self.m
@@ -120,8 +125,7 @@ class Planner(Faults):
                 status = "pending" if status == "in_progress" else status
             rows.append(TodoItem.model_validate({"id": item.id, "text": text, "status": status}))
         believed_ids = {s.id for _, s, _ in self._believed_all()}
-        adds: list[Call] = []  # new items sent with add_todo, where a refusal asked for that
-        by_tool = m.adds_by_tool and "add_todo" in m.tools
+        adds: list[Call] = []  # new items sent with add_todo (`by_tool`)
         for subtask_id in [*m.added, *sorted(m.forced)]:
             if subtask_id not in believed_ids and subtask_id not in m.cancelled:
                 if m.cap is not None and len(rows) + len(adds) >= m.cap:

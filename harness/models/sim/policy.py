@@ -38,7 +38,7 @@ class SimPolicy(Observer, Planner, Worker):
         work = self._next_work()
         update = Decision()
         if self._sync_due(work):
-            update = self._sync(granular, work[0].id if work else None)
+            update = self._sync(tools, work[0].id if work else None)
         if work is None:
             return update if update.calls else Decision(text="All tasks are complete.")
         if not update.calls and self.rng.random() < self._p(self.p.premature_done) and not m.nudged:
@@ -53,7 +53,7 @@ class SimPolicy(Observer, Planner, Worker):
             and self.rng.random() < self.p.early_complete
         ):
             m.early.add(subtask.id)
-            update = self._sync(granular, subtask.id)
+            update = self._sync(tools, subtask.id)
         # like most tool-calling LLMs, it updates the list and starts the next step in one turn
         return then(update, self._work(subtask, confusion))
 
@@ -101,4 +101,4 @@ class SimPolicy(Observer, Planner, Worker):
             return self.decide(tools)
         # no explicit tool: express the change in a rewrite
         work = self._next_work()
-        return self._sync(granular, work[0].id if work else None)
+        return self._sync(tools, work[0].id if work else None)
