@@ -35,7 +35,7 @@ from harness.results.summary import (
     price_for,
     write_summary,
 )
-from harness.run import ray_executor, runner
+from harness.run import heap, ray_executor, runner
 from harness.run.lease import Lease, LeaseHeld
 from harness.run.runner import RunPlan
 from harness.run.shards import ShardRecord, done_episodes, split
@@ -385,6 +385,7 @@ def _run_claimed(
     )
     from harness.results.report import read_run, summarize
 
+    heap.settle()  # every import of this process is done: the episodes come next
     total = len(variants) * scenario_count * plan.epochs
     if plan.executor == "ray":
         success = _run_shards(plan, run_plan, run_dir, total, say)

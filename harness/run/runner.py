@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from harness import progress, storage
 from harness.progress import RunProgress
+from harness.run import heap
 from harness.todo.variants import Variant
 
 #: our own overall display (`harness/progress.py`); any other value is one of inspect's displays
@@ -69,9 +70,11 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
     # (about 0.6 s of CPU per variant here); its "log" display renders nothing, and with the
     # console quiet its closing line is not printed either
     quiet = display == "none"
+    task = eval_entry()(**task_args)
+    heap.settle()  # in a worker process, its imports are done here
     with _without_provider_state(plan.model), _quiet_console(quiet):
         success, _ = eval_set(
-            [eval_entry()(**task_args)],
+            [task],
             log_dir=log_dir_for(plan, variant),
             model=plan.model,
             model_args=plan.model_args,

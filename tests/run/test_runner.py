@@ -1,5 +1,7 @@
-"""The runner's start-up saving: a sim-only variant skips inspect's per-sample provider state
-(and with it the openai / anthropic imports); any other model keeps it; the flags come back."""
+"""The runner's start-up savings: a sim-only variant skips inspect's per-sample provider state
+(and with it the openai / anthropic imports); any other model keeps it; the flags come back. A
+run's imports are frozen out of the garbage collector's view and its episodes run with the
+collector on."""
 
 from __future__ import annotations
 
@@ -23,13 +25,23 @@ def test_only_a_sim_model_skips_the_provider_state() -> None:
 
 
 @pytest.mark.slow
-def test_a_sim_run_imports_no_provider_sdk(tmp_path: object) -> None:
+def test_a_sim_run_imports_no_provider_sdk_and_settles_the_collector(tmp_path: object) -> None:
     code = (
-        "import sys; from harness.cli import main; "
-        f"main(['run', '--model', 'sim/oracle', '--variants', 'L0-rewrite', '--scenarios', "
+        "import gc, sys; from harness.cli import main; "
+        "young = gc.get_stats()[0]['collections']; "
+        f"code = main(['run', '--model', 'sim/oracle', '--variants', 'L0-rewrite', '--scenarios', "
         f"'excel_export', '--epochs', '1', '--out', r'{tmp_path}', '--display', 'none', "
-        "'--workers', '1']); print(sorted(m for m in ('openai', 'anthropic') if m in sys.modules))"
+        "'--workers', '1']); "
+        "print(sorted(m for m in ('openai', 'anthropic') if m in sys.modules)); "
+        "print(code, gc.isenabled(), gc.get_freeze_count(), "
+        "gc.get_stats()[0]['collections'] - young)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "[]"
+    *_, sdks, collector = result.stdout.strip().splitlines()
+    assert sdks == "[]"
+    code, enabled, frozen, young_passes = collector.split()
+    assert (code, enabled) == ("0", "True")
+    assert int(frozen) > 100_000  # inspect, scipy, statsmodels... are out of the collector's view
+    # the collector was off while importing, on for the episode: it made young passes
+    assert int(young_passes) > 10
