@@ -6,6 +6,7 @@ number of workers; workers are processes because the agent loop is CPU-bound Pyt
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import queue as queues
@@ -179,6 +180,7 @@ def run(plan: RunPlan, workers: int, display: RunProgress) -> bool:
 
 
 def _worker_init(ticks: Queue[int], parent: int) -> None:
+    gc.disable()  # a worker's imports come next; `run_variant` settles the collector
     progress.attach_queue(ticks)
     threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
 

@@ -74,3 +74,24 @@ def test_a_run_refused_before_its_episodes_leaves_the_collector_on(tmp_path: Pat
     code = main(["run", "--scenarios", "no_such_scenario", "--out", str(tmp_path / "r")])
     assert code == 2
     assert gc.isenabled()
+
+
+@pytest.mark.slow
+def test_a_worker_process_imports_uncollected_and_runs_its_episodes_settled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probe = tmp_path / "probe.txt"
+    monkeypatch.setenv("TODO_BENCH_GC_PROBE", str(probe))
+    args = ["run", "--out", str(tmp_path / "w"), "--display", "none", "--model", "sim/oracle"]
+    args += ["--design", "tests.fixtures.designs.collector:CollectorProbeStore"]
+    args += ["--variants", "collector-probe,L0-rewrite", "--scenarios", "excel_export"]
+    args += ["--epochs", "1", "--workers", "2"]
+    assert main(args) == 0
+    lines = probe.read_text().split("\n")[:-1]
+    assert lines  # the probe's variant ran, in a worker process
+    for line in lines:
+        enabled, frozen, full_passes = line.split()
+        assert enabled == "True"
+        assert int(frozen) > 100_000
+        # the settling pass, perhaps one the episode made; the imports none (4 with it on)
+        assert int(full_passes) <= 2, line
