@@ -21,13 +21,15 @@ provider state the way the harness does for the simulated agent (both models kee
 
 `python scripts/bare_inspect.py CALLS.json --log-dir D [--epochs E] [--tools T] [--sizes S]`
 (T: note, harness or harness-defs), where CALLS.json lists per sample the tool calls of each
-turn (the last turn answers in text), prints wall seconds and peak RSS (MB) as JSON.
+turn (the last turn answers in text), prints as JSON its wall seconds, peak RSS (MB) and CPU
+seconds before the eval set and in it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import time
 from pathlib import Path
@@ -219,6 +221,7 @@ def run(
     for flag in flags:
         setattr(internal, flag, False)
     started = time.perf_counter()
+    cpu_before = _cpu()
     try:
         ok, _ = eval_set(
             [task],
@@ -234,10 +237,20 @@ def run(
         for flag, value in flags.items():  # as they were: this also runs inside the tests
             setattr(internal, flag, value)
     assert ok
+    cpu_after = _cpu()
     return {
         "seconds": time.perf_counter() - started,
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        # the phases `make perf` sets beside a harness run's (its timing.json)
+        "cpu_before_episodes": cpu_before,
+        "cpu_episodes": cpu_after - cpu_before,
     }
+
+
+def _cpu() -> float:
+    """CPU seconds of this process so far (user + system)."""
+    times = os.times()
+    return times.user + times.system
 
 
 def main() -> None:

@@ -20,12 +20,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
 
 from harness.progress import RunProgress
+from harness.run.benchmark import Timing
 from harness.run.runner import RunPlan, run
 from harness.todo import LEVELS
 from harness.todo.variants import parse_variants
@@ -69,32 +71,44 @@ def bench_seconds(workers: int, root: Path) -> tuple[float, int]:
     return time.perf_counter() - started, len(variants) * 10
 
 
-def measured(command: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of a command in its own
-    process. CPU time is the measure: on a shared 2-core machine wall time is mostly noise."""
+def measured(command: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds (user + system), peak RSS (MB) and standard output of a command
+    in its own process. CPU time is the measure: on a shared 2-core machine wall time is mostly
+    noise."""
     timing = Path(tempfile.mktemp(prefix="todo-bench-time-"))
     started = time.perf_counter()
-    subprocess.run(
+    done = subprocess.run(
         ["/usr/bin/time", "-f", "%M %U %S", "-o", str(timing), *command],
         check=True,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
     )
     wall = time.perf_counter() - started
     rss, user, system = timing.read_text().split()[-3:]
     timing.unlink()
-    return wall, float(user) + float(system), int(rss) / 1024
+    return wall, float(user) + float(system), int(rss) / 1024, done.stdout
 
 
 def harness_run(root: Path, epochs: int, scenarios: str = "all") -> dict[str, Any]:
     out = root / f"h-{scenarios}-{epochs}"
-    wall, cpu, rss = measured(
+    wall, cpu, rss, _ = measured(
         [sys.executable, "-m", "harness.cli", "run", "--variants", "L3-granular"]
         + ["--scenarios", scenarios, "--epochs", str(epochs), "--workers", "1"]
         + ["--display", "none", "--out", str(out), "--fresh"]
     )
     sizes = episode_sizes(out)  # the log is read once: the turns' call counts come from it
-    return {"wall": wall, "cpu": cpu, "rss": rss, "turns": call_counts(sizes), "sizes": sizes}
+    phases = Timing.model_validate_json((out / "timing.json").read_text()).cpu_seconds
+    assert phases is not None
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "rss": rss,
+        "turns": call_counts(sizes),
+        "sizes": sizes,
+        "before": phases.before_episodes,
+        "episodes": phases.episodes,
+    }
 
 
 def calls_per_turn(out: Path) -> list[list[int]]:
@@ -155,12 +169,20 @@ def bare_run(
     if sizes is not None:
         (root / "sizes.json").write_text(json.dumps(sizes))
         extra = ["--sizes", str(root / "sizes.json")]
-    wall, cpu, rss = measured(
+    wall, cpu, rss, out = measured(
         [sys.executable, str(script), str(plan), "--log-dir", str(root / "b"), "--tools", tools]
         + extra
     )
     shutil.rmtree(root / "b", ignore_errors=True)
-    return {"wall": wall, "cpu": cpu, "rss": rss, "turns": turns}
+    report = json.loads(out.strip().splitlines()[-1])
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "rss": rss,
+        "turns": turns,
+        "before": report["cpu_before_episodes"],
+        "episodes": report["cpu_episodes"],
+    }
 
 
 #: what each run is compared with: bare inspect with one trivial tool (the issue's baseline),
@@ -195,7 +217,7 @@ def one_round(
     return out
 
 
-def against_bare(root: Path, repeats: int) -> list[list[str]]:
+def against_bare(root: Path, repeats: int) -> tuple[list[list[str]], list[list[str]]]:
     """Harness (L3-granular, sim/sloppy, one worker) against bare inspect on the same samples and
     turns: medians over `repeats` interleaved rounds, ratios paired within a round."""
     turns_of: dict[object, list[list[int]]] = {}
@@ -281,6 +303,44 @@ def against_bare(root: Path, repeats: int) -> list[list[str]]:
         + [f"{rise[k]:.2f} MB" for k in KINDS]
         + [spread(growth, other, rise) for other in KINDS[1:]]
     )
+    return rows, phase_rows(rounds, extra_episodes)
+
+
+#: a run's CPU by phase: read by the harness into its timing.json and printed by the baseline
+PHASES: tuple[tuple[str, Callable[[dict[str, Any]], float]], ...] = (
+    ("before the first episode", lambda r: r["before"]),
+    ("the episodes", lambda r: r["episodes"]),
+    ("after them (summary, exit)", lambda r: r["cpu"] - r["before"] - r["episodes"]),
+)
+
+
+def phase_rows(
+    rounds: list[dict[tuple[object, str], dict[str, Any]]], extra: int
+) -> list[list[str]]:
+    """Where the CPU of each kind goes at 3 epochs, medians over the rounds, and the episodes'
+    CPU per added episode (1 -> 3 epochs): the start-up and per-episode parts of the gap."""
+    rows: list[list[str]] = []
+    for label, part in PHASES:
+        med = {k: statistics.median([part(r[3, k]) for r in rounds]) for k in KINDS}
+        rows.append(
+            [f"3 epochs: {label}"]
+            + [f"{med[k]:.2f} s" for k in KINDS]
+            + [f"{med['harness'] - med[k]:+.2f} s" for k in KINDS[1:]]
+        )
+    each = {
+        k: (
+            statistics.median([r[3, k]["episodes"] for r in rounds])
+            - statistics.median([r[1, k]["episodes"] for r in rounds])
+        )
+        / extra
+        * 1000
+        for k in KINDS
+    }
+    rows.append(
+        ["episodes' CPU per added episode (1 -> 3)"]
+        + [f"{each[k]:.0f} ms" for k in KINDS]
+        + [f"{each['harness'] - each[k]:+.0f} ms" for k in KINDS[1:]]
+    )
     return rows
 
 
@@ -358,7 +418,7 @@ def main() -> None:
     print()
     root = Path(tempfile.mkdtemp(prefix="todo-bench-perf-"))
     try:
-        rows = against_bare(root, args.repeats)
+        rows, phases = against_bare(root, args.repeats)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(
@@ -371,6 +431,21 @@ def main() -> None:
                 "bare + schemas + same sizes",
                 "harness / bare, CPU",
                 "harness / bare+same, CPU",
+            ],
+            tablefmt="github",
+        )
+    )
+    print()
+    print(
+        tabulate(
+            phases,
+            headers=[
+                f"CPU by phase (median of {args.repeats} rounds)",
+                "harness",
+                "bare inspect (equal terms)",
+                "bare + schemas + same sizes",
+                "harness - bare",
+                "harness - bare+same",
             ],
             tablefmt="github",
         )

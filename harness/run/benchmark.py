@@ -82,6 +82,31 @@ class BenchmarkPlan(BaseModel):
     shard_retries: int = Field(2, ge=0)
 
 
+class CpuPhases(BaseModel):
+    """CPU seconds (user + system) of the run's driver process and its finished local worker
+    processes, by phase (Ray workers are on other machines and are not counted)."""
+
+    #: imports, scenario checks, the run folder: everything before the first episode
+    before_episodes: float
+    episodes: float
+    #: reading the logs, the statistics, the leaderboard
+    after_episodes: float
+
+
+class Timing(BaseModel):
+    """`timing.json`: how long a run took. Kept apart from `summary.json`, which is
+    byte-identical for the same model, seed and inputs; this is not."""
+
+    wall_seconds: float
+    cpu_seconds: CpuPhases | None = None  # None in run folders made before 2026-12-03
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished child processes, so far."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 class BenchmarkResult(BaseModel):
     """What a run produced."""
 
@@ -386,6 +411,7 @@ def _run_claimed(
     from harness.results.report import read_run, summarize
 
     heap.settle()  # every import of this process is done: the episodes come next
+    cpu_before = _cpu()
     total = len(variants) * scenario_count * plan.epochs
     if plan.executor == "ray":
         success = _run_shards(plan, run_plan, run_dir, total, say)
@@ -395,6 +421,7 @@ def _run_claimed(
         ) as display:
             success = runner.run(run_plan, plan.workers, display)
     elapsed = time.monotonic() - started
+    cpu_episodes = _cpu()
     results, problems = read_run(log_dir, warn=say)
     problems += _missing_episodes(results, labels, scenario_count * plan.epochs)
     if not results:
@@ -411,9 +438,14 @@ def _run_claimed(
     )
     for folder in (run_dir, str(RESULTS / "latest")) if not plan.out else (run_dir,):
         publish_run(summary, folder)
+    phases = CpuPhases(
+        before_episodes=round(cpu_before, 2),
+        episodes=round(cpu_episodes - cpu_before, 2),
+        after_episodes=round(_cpu() - cpu_episodes, 2),
+    )
+    timing = Timing(wall_seconds=round(elapsed, 1), cpu_seconds=phases)
     storage.write_text(
-        storage.join(run_dir, "timing.json"),
-        json.dumps({"wall_seconds": round(elapsed, 1)}, indent=2) + "\n",
+        storage.join(run_dir, "timing.json"), timing.model_dump_json(indent=2) + "\n"
     )
     return BenchmarkResult(
         run_dir=run_dir,

@@ -139,7 +139,7 @@ def test_a_design_from_examples_runs_in_the_leaderboard(tmp_path: Path) -> None:
 def test_a_run_is_a_call_that_returns_its_summary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from harness.run.benchmark import BenchmarkPlan, UsageError, run_benchmark
+    from harness.run.benchmark import BenchmarkPlan, Timing, UsageError, run_benchmark
 
     said: list[str] = []
     plan = BenchmarkPlan(
@@ -154,6 +154,9 @@ def test_a_run_is_a_call_that_returns_its_summary(
     assert result.complete and result.summary is not None
     assert [v.variant for v in result.summary.variants] == ["L0-rewrite"]
     assert read_summary(tmp_path / "r" / "summary.json") == result.summary
+    timing = Timing.model_validate_json((tmp_path / "r" / "timing.json").read_text())
+    assert timing.cpu_seconds is not None  # this process's imports came before the run
+    assert timing.cpu_seconds.episodes > 0 and timing.cpu_seconds.after_episodes > 0
     assert said and said[0].startswith("todo-bench: 1 variants x 1 scenarios x 1 epochs")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(UsageError, match="needs ANTHROPIC_API_KEY"):

@@ -25,7 +25,8 @@ def test_the_baseline_replays_the_calls_it_is_given(
     tools: str, offered: int, tmp_path: Path
 ) -> None:
     plan = [[3, 1, 2, 0], [0]]
-    _baseline().run(plan, 1, str(tmp_path), tools)
+    report = _baseline().run(plan, 1, str(tmp_path), tools)
+    assert report["cpu_before_episodes"] > 0 and report["cpu_episodes"] > 0
     (log,) = [read_eval_log(str(p)) for p in tmp_path.glob("*.eval")]
     replayed = {}
     for sample in log.samples or []:
