@@ -41,7 +41,7 @@ def tally(run_dir: Path) -> tuple[Counter[str], str]:
             if score is None or not isinstance(score.value, dict) or not score.metadata:
                 continue
             values: dict[str, Any] = score.value
-            ledger = Ledger.model_validate(sample.store_as(EpisodeRecord).ledger)
+            ledger = Ledger.model_validate(sample.store_as(EpisodeRecord).ledger_data())
             for key in (
                 "dropped_todos",
                 "lost_history",

@@ -446,7 +446,7 @@ def _inspect(path: Path) -> list[Session]:
         # the episode record is in the sample store; logs made before 2026-12 kept a copy of
         # the ledger in the score metadata instead
         score = (sample.scores or {}).get("todo_scorer")
-        ledger = sample.store_as(EpisodeRecord).ledger or (
+        ledger = sample.store_as(EpisodeRecord).ledger_data() or (
             (score.metadata or {}).get("ledger") if score else None
         )
         if not ledger:

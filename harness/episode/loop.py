@@ -87,7 +87,7 @@ def todo_agent(variant: Variant, rules: KeywordTable | None = None) -> Solver:
             finally:
                 workspace.cleanup()
             record = state.store_as(EpisodeRecord)
-            record.ledger = episode.ledger.model_dump(mode="json")
+            record.ledger_json = episode.ledger.model_dump_json()
             record.checks = [c.model_dump() for c in checks]
             record.final_files = final_files
             record.task_state = episode.tracker.snapshot()

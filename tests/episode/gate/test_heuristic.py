@@ -119,7 +119,7 @@ def test_the_heuristic_gate_never_reads_the_scenarios_subtasks(tmp_path: Path) -
             log_dir=str(tmp_path / f"logs-{name}"),
         )
         assert log.samples
-        ledger = log.samples[0].store_as(EpisodeRecord).ledger
+        ledger = log.samples[0].store_as(EpisodeRecord).ledger_data()
         results.append(
             [
                 (e["kind"], e.get("items"), e.get("blocked"), e.get("reason"))
@@ -172,7 +172,7 @@ def test_loop_controller_extends_only_while_progressing_and_boundedly(
 ) -> None:
     variant = "L4-inject+heuristic+loop-controller+uncapped"
     sample = run_episode(agent, tmp_path, "main_and_test", variant)
-    ledger = sample.store_as(EpisodeRecord).ledger
+    ledger = sample.store_as(EpisodeRecord).ledger_data()
     extensions = [e for e in ledger["events"] if e["kind"] == "extension"]
     budget = 20  # main_and_test's max_turns
     step = max(MIN_EXTENSION, budget // 4)

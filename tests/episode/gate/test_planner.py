@@ -89,7 +89,7 @@ def test_the_planners_plan_feeds_the_gate_and_its_tokens_count(tmp_path: Path) -
     sample = run_episode(
         _planned(reply, seen), tmp_path, "main_and_test", "L4-inject+heuristic+planner"
     )
-    events = sample.store_as(EpisodeRecord).ledger["events"]
+    events = sample.store_as(EpisodeRecord).ledger_data()["events"]
     plans = [e for e in events if e["kind"] == "plan"]
     assert plans == [
         {
@@ -123,7 +123,7 @@ def test_a_plan_reply_that_does_not_parse_leaves_the_agents_list(tmp_path: Path)
         "main_and_test",
         "L4-inject+heuristic+planner",
     )
-    events = sample.store_as(EpisodeRecord).ledger["events"]
+    events = sample.store_as(EpisodeRecord).ledger_data()["events"]
     (planner,) = [e for e in events if e["kind"] == "planner"]
     assert planner["items"] == [] and planner["error"] == "no JSON object in the reply"
     plans = [e for e in events if e["kind"] == "plan"]

@@ -88,7 +88,7 @@ def injected_faults(sample: EvalSample) -> tuple[Counter[str], Counter[str]]:
     assert isinstance(score.value, dict) and score.metadata
     accepted = {
         e["call_id"]
-        for e in sample.store_as(EpisodeRecord).ledger["events"]
+        for e in sample.store_as(EpisodeRecord).ledger_data()["events"]
         if e["kind"] == "todo" and e["accepted"]
     }
     injected: Counter[str] = Counter()
