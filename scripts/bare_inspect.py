@@ -17,7 +17,10 @@ harness run's log) pads every message to those sizes, so that inspect carries as
 per sample as it did for the harness.
 
 The baseline is on equal terms with the harness: it skips inspect's per-sample openai/anthropic
-provider state the way the harness does for the simulated agent (both models keep none).
+provider state the way the harness does for the simulated agent (both models keep none), and
+with `--settle-heap` (which `make perf` passes, starting the script with the collector off) it
+treats Python's garbage collector as a run does: off while importing, then the imports' garbage
+collected and the rest frozen before the eval.
 
 `python scripts/bare_inspect.py CALLS.json --log-dir D [--epochs E] [--tools T] [--sizes S]`
 (T: note, harness or harness-defs), where CALLS.json lists per sample the tool calls of each
@@ -28,6 +31,7 @@ seconds before the eval set and in it.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import resource
@@ -53,6 +57,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolCall, ToolChoice, ToolDef, ToolInfo, tool
 
 from harness.episode.loop import SharedToolInfo
+from harness.run import heap
 
 
 @tool
@@ -195,6 +200,7 @@ def run(
     log_dir: str,
     tools: str = "note",
     sizes: list[dict[str, Any]] | None = None,
+    settle: bool = False,
 ) -> dict[str, float]:
     SIZES[:] = sizes or []
     notes = note()
@@ -220,6 +226,8 @@ def run(
     }
     for flag in flags:
         setattr(internal, flag, False)
+    if settle:  # the imports' garbage collected, the rest frozen, as a run does
+        heap.settle()
     started = time.perf_counter()
     cpu_before = _cpu()
     try:
@@ -244,6 +252,7 @@ def run(
         # the phases `make perf` sets beside a harness run's (its timing.json)
         "cpu_before_episodes": cpu_before,
         "cpu_episodes": cpu_after - cpu_before,
+        "frozen_objects": gc.get_freeze_count(),
     }
 
 
@@ -260,10 +269,17 @@ def main() -> None:
     parser.add_argument("--log-dir", required=True)
     parser.add_argument("--tools", choices=["note", "harness", "harness-defs"], default="note")
     parser.add_argument("--sizes", help="JSON file: per sample, the sizes to replay as padding")
+    parser.add_argument(
+        "--settle-heap",
+        action="store_true",
+        help="collect the imports' garbage and freeze the rest before the eval, as a harness run "
+        "does (harness/run/heap.py; `make perf` also starts this script with the collector off)",
+    )
     args = parser.parse_args()
     turns = json.loads(Path(args.calls).read_text())
     sizes = json.loads(Path(args.sizes).read_text()) if args.sizes else None
-    print(json.dumps(run(turns, args.epochs, args.log_dir, args.tools, sizes)))
+    report = run(turns, args.epochs, args.log_dir, args.tools, sizes, args.settle_heap)
+    print(json.dumps(report))
 
 
 if __name__ == "__main__":

@@ -159,6 +159,14 @@ def episode_sizes(out: Path) -> list[dict[str, Any]]:
     return episodes
 
 
+#: the baseline started the way a run starts: its imports with the collector off (a run's
+#: `harness/run/heap.py`); `--settle-heap` then collects and freezes before the eval
+COLLECTOR_OFF = (
+    "import gc, runpy, sys; gc.disable(); sys.argv = sys.argv[1:]; "
+    "runpy.run_path(sys.argv[0], run_name='__main__')"
+)
+
+
 def bare_run(
     root: Path, turns: list[list[int]], tools: str, sizes: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
@@ -170,7 +178,8 @@ def bare_run(
         (root / "sizes.json").write_text(json.dumps(sizes))
         extra = ["--sizes", str(root / "sizes.json")]
     wall, cpu, rss, out = measured(
-        [sys.executable, str(script), str(plan), "--log-dir", str(root / "b"), "--tools", tools]
+        [sys.executable, "-c", COLLECTOR_OFF, str(script), str(plan), "--log-dir", str(root / "b")]
+        + ["--tools", tools, "--settle-heap"]
         + extra
     )
     shutil.rmtree(root / "b", ignore_errors=True)
@@ -182,6 +191,7 @@ def bare_run(
         "turns": turns,
         "before": report["cpu_before_episodes"],
         "episodes": report["cpu_episodes"],
+        "frozen": report["frozen_objects"],
     }
 
 

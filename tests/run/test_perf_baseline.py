@@ -59,3 +59,11 @@ def test_with_sizes_the_baseline_carries_as_many_bytes_as_the_harness_did(tmp_pa
     results = [len(m.text) for m in sample.messages if m.role == "tool"]
     assert results == [500, 2000]
     assert len(sample.messages[-1].text) == 15
+
+
+def test_make_perf_starts_the_baseline_as_a_run_starts(tmp_path: Path) -> None:
+    """Collector off while importing, then the heap settled before the eval (equal terms)."""
+    perf = load_script("perf")
+    report = perf.bare_run(tmp_path, [[1, 0]], "note")
+    assert report["turns"] == [[1, 0]] and report["episodes"] > 0
+    assert report["frozen"] > 100_000  # inspect's modules are out of the collector's view
