@@ -29,10 +29,19 @@ def imports_uncollected() -> Iterator[None]:
             settle()
 
 
+#: whether this process has collected and frozen its imports (once is enough: a later call,
+#: say for a worker's second variant, would only freeze what the previous eval left behind)
+_settled = False
+
+
 def settle() -> None:
-    """Collect once, freeze what survived, and turn the collector on."""
-    gc.collect()
-    gc.freeze()
+    """Collect once, freeze what survived, and turn the collector on; the collection and the
+    freeze happen at the first call in a process, later calls only turn the collector on."""
+    global _settled
+    if not _settled:
+        gc.collect()
+        gc.freeze()
+        _settled = True
     gc.enable()
 
 

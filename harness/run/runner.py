@@ -72,7 +72,7 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
     # console quiet its closing line is not printed either
     quiet = display == "none"
     task = eval_entry()(**task_args)
-    heap.settle()  # in a worker process, its imports are done here
+    heap.settle()  # in a worker process, its imports are done here (once per process)
     with _without_provider_state(plan.model), _quiet_console(quiet):
         success, _ = eval_set(
             [task],

@@ -14,7 +14,8 @@ from harness.run import heap
 
 
 @pytest.fixture(autouse=True)
-def _collector_restored() -> Iterator[None]:
+def _collector_restored(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(heap, "_settled", False)  # each test is a process's first settle
     yield
     gc.unfreeze()
     gc.enable()
@@ -95,3 +96,13 @@ def test_a_worker_process_imports_uncollected_and_runs_its_episodes_settled(
         assert int(frozen) > 100_000
         # the settling pass, perhaps one the episode made; the imports none (4 with it on)
         assert int(full_passes) <= 2, line
+
+
+def test_a_second_settle_freezes_nothing_more() -> None:
+    gc.unfreeze()
+    heap.settle()
+    frozen = gc.get_freeze_count()
+    kept = [[i] for i in range(10_000)]  # what a first variant's eval might leave
+    heap.settle()
+    assert gc.get_freeze_count() == frozen and gc.isenabled()
+    assert len(kept) == 10_000
