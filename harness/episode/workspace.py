@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import hashlib
 import io
 import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, TypeVar
 
 from openpyxl import Workbook, load_workbook
 from openpyxl.utils import range_boundaries
@@ -25,15 +27,44 @@ class WorkspaceError(Exception):
     """A workspace operation that failed; returned to the model as a tool error."""
 
 
+T = TypeVar("T")
+
+
+class _Memo:
+    """A bounded map from a content key to what was made from it, least recently used out.
+
+    openpyxl's parsing and writing are most of an `.xlsx` tool call's or check's cost, and a
+    run meets the same contents again and again (every epoch, the checks and the agent read
+    the file just written); results are shared, so callers copy what they hand out."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._made: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def get(self, key: Hashable, make: Callable[[], T]) -> T:
+        if key in self._made:
+            self._made.move_to_end(key)
+            found: T = self._made[key]
+            return found
+        made = make()  # an error leaves nothing behind
+        self._made[key] = made
+        if len(self._made) > self.size:
+            self._made.popitem(last=False)
+        return made
+
+
+#: per process, shared by every workspace: parsed `.xlsx` files by (content, what was read)
+_PARSED = _Memo(256)
+#: per process: the bytes `create_excel` wrote, by (the file it replaced, sheet, rows)
+_WRITTEN = _Memo(256)
+
+
 class Workspace:
     """A temporary directory; every path is resolved inside it or refused."""
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self._root = str(self.root)
-        #: parsed .xlsx files by (file identity, what was read): outcome checks read one file
-        #: several times, and parsing a workbook costs far more than the check itself
-        self._parsed: dict[tuple[Any, ...], Any] = {}
 
     @classmethod
     def create(cls, scenario: Scenario) -> Workspace:
@@ -124,24 +155,10 @@ class Workspace:
             table = _table(rows)
         else:
             raise WorkspaceError("give `rows` or set `from_workspace_files` to true.")
-        if target.is_file():
-            book = _load_book(target, path)
-            if sheet in book.sheetnames:
-                del book[sheet]
-            worksheet = book.create_sheet(sheet)
-        else:
-            book = Workbook()
-            worksheet = book.active
-            assert worksheet is not None
-            worksheet.title = sheet
-        try:
-            for row in table:
-                worksheet.append(row)
-        except (ValueError, IllegalCharacterError) as error:  # control characters
-            raise WorkspaceError(f"a cell cannot hold this text ({error}).") from error
-        data = io.BytesIO()
-        book.save(data)
-        self._write(target, path, data.getvalue())
+        old = target.read_bytes() if target.is_file() else None
+        replaced = None if old is None else hashlib.sha256(old).digest()
+        key = (replaced, sheet, tuple(map(tuple, table)))
+        self._write(target, path, _WRITTEN.get(key, lambda: _excel(old, path, sheet, table)))
         return f"Wrote sheet '{sheet}' with {len(table)} rows to {self.rel(target)}."
 
     def write_csv(self, path: str, rows: list[list[Any]]) -> str:
@@ -158,8 +175,8 @@ class Workspace:
         return {name: [list(row) for row in rows] for name, rows in sheets.items()}
 
     def xlsx_sheet_names(self, path: str) -> list[str]:
-        def read(target: Path, path: str) -> list[str]:
-            book = _load_book(target, path, read_only=True)
+        def read(file: IO[bytes], path: str) -> list[str]:
+            book = _load_book(file, path, read_only=True)
             names = list(book.sheetnames)
             book.close()
             return names
@@ -167,8 +184,8 @@ class Workspace:
         return list(self._read(path, "names", read))
 
     def xlsx_cells(self, path: str, sheet: str | None, cells: str) -> list[list[str]]:
-        def read(target: Path, path: str) -> list[list[str]]:
-            book = _load_book(target, path)
+        def read(file: IO[bytes], path: str) -> list[list[str]]:
+            book = _load_book(file, path)
             try:
                 worksheet = book[sheet] if sheet else book.worksheets[0]
             except KeyError as error:
@@ -186,15 +203,11 @@ class Workspace:
         found: list[list[str]] = self._read(path, ("cells", sheet, cells), read)
         return [list(row) for row in found]
 
-    def _read(self, path: str, what: object, read: Any) -> Any:
-        """`read(target, path)`, parsed once per version of the file (a write replaces the
-        file, so its inode changes; size and mtime too, as a second guard)."""
-        target = self._existing(path)
-        info = target.stat()
-        key = (str(target), info.st_ino, info.st_size, info.st_mtime_ns, what)
-        if key not in self._parsed:
-            self._parsed[key] = read(target, path)
-        return self._parsed[key]
+    def _read(self, path: str, what: Hashable, read: Callable[[IO[bytes], str], T]) -> T:
+        """`read(file, path)`, made once per content of the file and `what` was read."""
+        raw = self._existing(path).read_bytes()
+        key = (hashlib.sha256(raw).digest(), what)
+        return _PARSED.get(key, lambda: read(io.BytesIO(raw), path))
 
     def csv_rows(self, path: str) -> list[list[str]]:
         return list(csv.reader(io.StringIO(self._existing(path).read_text(encoding="utf-8"))))
@@ -239,8 +252,30 @@ class Workspace:
         return target
 
 
-def _read_sheets(target: Path, path: str) -> dict[str, list[list[str]]]:
-    book = _load_book(target, path, read_only=True)
+def _excel(old: bytes | None, path: str, sheet: str, table: list[list[str]]) -> bytes:
+    """An `.xlsx` file: `old` (if any) with `sheet` replaced by `table`, or a new one."""
+    if old is not None:
+        book = _load_book(io.BytesIO(old), path)
+        if sheet in book.sheetnames:
+            del book[sheet]
+        worksheet = book.create_sheet(sheet)
+    else:
+        book = Workbook()
+        worksheet = book.active
+        assert worksheet is not None
+        worksheet.title = sheet
+    try:
+        for row in table:
+            worksheet.append(row)
+    except (ValueError, IllegalCharacterError) as error:  # control characters
+        raise WorkspaceError(f"a cell cannot hold this text ({error}).") from error
+    data = io.BytesIO()
+    book.save(data)
+    return data.getvalue()
+
+
+def _read_sheets(file: IO[bytes], path: str) -> dict[str, list[list[str]]]:
+    book = _load_book(file, path, read_only=True)
     sheets = {
         ws.title: [
             ["" if cell is None else str(cell) for cell in row]
@@ -252,9 +287,9 @@ def _read_sheets(target: Path, path: str) -> dict[str, list[list[str]]]:
     return sheets
 
 
-def _load_book(target: Path, path: str, read_only: bool = False) -> Workbook:
+def _load_book(file: IO[bytes], path: str, read_only: bool = False) -> Workbook:
     try:
-        return load_workbook(target, read_only=read_only)
+        return load_workbook(file, read_only=read_only)
     except Exception as error:  # openpyxl raises many types for a corrupt file
         raise WorkspaceError(f"'{path}' is not a valid .xlsx file: {error}") from error
 

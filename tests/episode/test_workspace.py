@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -135,19 +137,27 @@ def test_path_resolution_is_linear() -> None:
     assert time.perf_counter() - started < 0.5
 
 
-def test_a_workbook_is_parsed_once_per_version(
-    ws: Workspace, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def counted_loads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Fresh memos for the test, and a list that grows by one per workbook openpyxl loads."""
     import harness.episode.workspace as module
 
     loads: list[bool] = []
     real = module._load_book
 
-    def counting(target: Path, path: str, read_only: bool = False) -> object:
+    def counting(file: IO[bytes], path: str, read_only: bool = False) -> object:
         loads.append(read_only)
-        return real(target, path, read_only)
+        return real(file, path, read_only)
 
     monkeypatch.setattr(module, "_load_book", counting)
+    monkeypatch.setattr(module, "_PARSED", module._Memo(256))
+    monkeypatch.setattr(module, "_WRITTEN", module._Memo(256))
+    return loads
+
+
+def test_a_workbook_is_parsed_once_per_version(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loads = counted_loads(monkeypatch)
     ws.create_excel("out.xlsx", rows=[["a", "b"]])
     loads.clear()
     first = ws.xlsx("out.xlsx")
@@ -163,3 +173,54 @@ def test_a_workbook_is_parsed_once_per_version(
     assert ws.xlsx_cells("out.xlsx", None, "A1:B1") == [["c", "d"]]
     assert ws.xlsx_sheet_names("out.xlsx") == ["Sheet1"]
     assert len(loads) == 3
+
+
+def test_episodes_share_what_equal_contents_parse_and_write_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import harness.episode.workspace as module
+
+    loads = counted_loads(monkeypatch)
+    saves: list[str] = []
+    real = module._excel
+
+    def counted(old: bytes | None, path: str, sheet: str, table: list[list[str]]) -> bytes:
+        saves.append(path)
+        return real(old, path, sheet, table)
+
+    monkeypatch.setattr(module, "_excel", counted)
+    first, second = (Workspace(tmp_path / name) for name in ("e1", "e2"))
+    for ws in (first, second):
+        ws.root.mkdir()
+        ws.create_excel("out.xlsx", rows=[["a", 1]])
+        assert ws.xlsx("out.xlsx") == {"Sheet1": [["a", "1"]]}
+    assert len(saves) == 1 and len(loads) == 1  # the second episode made nothing anew
+    assert (first.root / "out.xlsx").read_bytes() == (second.root / "out.xlsx").read_bytes()
+    # another sheet added to the same file: written from that file, not from the table alone
+    second.create_excel("out.xlsx", rows=[["a", 1]], sheet="Two")
+    assert second.xlsx("out.xlsx") == {"Sheet1": [["a", "1"]], "Two": [["a", "1"]]}
+    first.create_excel("new.xlsx", rows=[["a", 1]], sheet="Two")
+    assert first.xlsx("new.xlsx") == {"Two": [["a", "1"]]}
+    assert len(saves) == 3
+    # a file that openpyxl refuses is refused every time, not remembered
+    for ws in (first, second):
+        ws.write_file("bad.xlsx", "not a workbook")
+        with pytest.raises(WorkspaceError, match="not a valid .xlsx file"):
+            ws.xlsx("bad.xlsx")
+        with pytest.raises(WorkspaceError, match="not a valid .xlsx file"):
+            ws.create_excel("bad.xlsx", rows=[["a"]])
+
+
+def test_the_memo_is_bounded_least_recently_used_out() -> None:
+    from harness.episode.workspace import _Memo
+
+    memo: _Memo = _Memo(2)
+    made: list[str] = []
+
+    def make(key: str) -> str:
+        made.append(key)
+        return key.upper()
+
+    for key in ["a", "b", "a", "c", "a", "b"]:
+        assert memo.get(key, functools.partial(make, key)) == key.upper()
+    assert made == ["a", "b", "c", "b"]  # "b" was the least recently used when "c" came
