@@ -66,8 +66,10 @@ def take_record(state: TaskState) -> tuple[Ledger, list[CheckResult], list[str],
 
 
 def scenario_of(state: TaskState) -> Scenario:
-    """The scenario a sample runs, from its metadata."""
-    return Scenario.model_validate(state.metadata["scenario"])
+    """The scenario a sample runs, from its metadata (the scenario in a run, its JSON in a log
+    read back for `inspect score`)."""
+    held = state.metadata["scenario"]
+    return held if isinstance(held, Scenario) else Scenario.model_validate(held)
 
 
 def task_state_block(snapshot: dict[str, Any], blocked: int) -> str:

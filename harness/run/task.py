@@ -26,7 +26,10 @@ def scenario_samples(scenarios: list[Scenario]) -> MemoryDataset:
             Sample(
                 id=s.id,
                 input=s.prompt,
-                metadata={"scenario": s.model_dump(mode="json"), "tags": s.tags},
+                # the scenario itself, not its dump: inspect deep-copies every sample's metadata
+                # once per declared metric, and a scenario copies as itself (frozen); the log
+                # holds its JSON as before
+                metadata={"scenario": s, "tags": s.tags},
             )
             for s in scenarios
         ],

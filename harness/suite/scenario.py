@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -351,6 +352,11 @@ class Scenario(_Strict):
     confusions: dict[str, str] = Field(default_factory=dict)
     max_turns: int = Field(default=40, ge=1, le=500)
 
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Scenario:
+        # frozen, so a deep copy could only equal it: inspect deep-copies a sample's metadata
+        # (which holds its scenario) once per declared metric and per epoch
+        return self
+
     @model_validator(mode="after")
     def _cross_references(self) -> Scenario:
         ids = [s.id for s in self.subtasks]
@@ -527,25 +533,35 @@ def _bounded(data: object) -> None:
 
 def load_scenario(path: Path) -> Scenario:
     """Load and validate one YAML scenario; errors name the file and the field."""
-    key = (path.resolve(), path.stat().st_mtime_ns) if path.is_file() else None
-    if key is not None and key in _CACHE:
-        return _CACHE[key]
-    scenario = _load_scenario(path)
-    if key is not None:
-        _CACHE[key] = scenario
-    return scenario
+    return _parsed(path, "scenario", lambda data: [_validate_scenario(path, data)])[0]
 
 
-_CACHE: dict[tuple[Path, int], Scenario] = {}
+#: what each scenario file parsed to, by its path and content: a run loads the suite several
+#: times (the task, the simulated agent, the reference check), and parsing the YAML and
+#: validating it is most of the cost; scenarios are frozen, so sharing them is safe
+_PARSED: dict[tuple[Path, str, bytes], tuple[Scenario, ...]] = {}
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
+def _parsed(
+    path: Path, kind: str, build: Callable[[dict[str, Any]], list[Scenario]]
+) -> list[Scenario]:
+    raw = _read_bytes(path)
+    key = (path.resolve(), kind, hashlib.sha256(raw).digest())
+    if key not in _PARSED:  # errors are raised before anything is kept
+        _PARSED[key] = tuple(build(_parse_yaml(path, raw)))
+    return list(_PARSED[key])
+
+
+def _read_bytes(path: Path) -> bytes:
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise ScenarioError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes")
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as error:
         raise ScenarioError(f"{path}: cannot read: {error.strerror or error}") from error
+
+
+def _parse_yaml(path: Path, raw: bytes) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -572,8 +588,7 @@ def _one_line(error: yaml.YAMLError) -> str:
     return f"{problem}{where}"
 
 
-def _load_scenario(path: Path) -> Scenario:
-    data = _read_yaml(path)
+def _validate_scenario(path: Path, data: dict[str, Any]) -> Scenario:
     if "family" in data:
         raise ScenarioError(f"{path}: a generated family; load it with load_file")
     try:
@@ -595,9 +610,12 @@ def _load_scenario(path: Path) -> Scenario:
 
 def load_file(path: Path) -> list[Scenario]:
     """The scenarios of one file: a scenario, or every member of a generated family."""
-    data = _read_yaml(path)
+    return _parsed(path, "file", lambda data: _validate_file(path, data))
+
+
+def _validate_file(path: Path, data: dict[str, Any]) -> list[Scenario]:
     if "family" not in data:
-        return [load_scenario(path)]
+        return [_validate_scenario(path, data)]
     from harness.suite.families import Family
 
     try:

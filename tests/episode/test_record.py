@@ -60,3 +60,31 @@ def test_a_run_writes_the_text_form(tmp_path: Path) -> None:
     assert isinstance(sample.store["EpisodeRecord:ledger_json"], str)
     ledger = sample.store_as(EpisodeRecord).take_ledger()
     assert ledger is not None and ledger.scenario == "excel_export" and ledger.events
+
+
+def test_a_samples_scenario_copies_as_itself_and_logs_as_its_json(tmp_path: Path) -> None:
+    import copy
+
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelName
+    from inspect_ai.solver import TaskState
+
+    from harness.episode.record import scenario_of
+    from harness.run.task import build_task
+
+    task = build_task("L0-rewrite", scenarios="excel_export")
+    sample = next(iter(task.dataset))
+    assert sample.metadata is not None
+    held = sample.metadata["scenario"]
+    # inspect deep-copies a sample's metadata per epoch and per declared metric
+    copied = copy.deepcopy(sample.metadata)
+    assert copied["scenario"] is held and copied["tags"] == held.tags
+    state = TaskState(ModelName("sim/oracle"), sample.id or "", 0, "", [], metadata=copied)
+    assert scenario_of(state) is held
+    # the log keeps the scenario's JSON; read back (`inspect score`), it validates to the same
+    [log] = inspect_eval(task, model="sim/oracle", log_dir=str(tmp_path), display="none")
+    assert log.samples is not None
+    logged = read_eval_log(log.location).samples[0].metadata["scenario"]  # type: ignore[index]
+    assert isinstance(logged, dict) and logged["id"] == "excel_export"
+    state.metadata = {"scenario": logged}
+    assert scenario_of(state) == held

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.episode.workspace import Workspace
 from harness.run.scenario_check import Replay, replay, solution
-from harness.suite.scenario import ScenarioError, json_schema, load_scenario, load_scenarios, select
+from harness.suite.scenario import (
+    ScenarioError,
+    json_schema,
+    load_file,
+    load_scenario,
+    load_scenarios,
+    select,
+)
 
 SCENARIOS = load_scenarios()
 IDS = [s.id for s in SCENARIOS]
@@ -89,6 +98,37 @@ def test_file_name_must_match_id(tmp_path: Path) -> None:
         load_scenario(other)
 
 
+def test_a_file_is_parsed_once_per_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness.suite.scenario as module
+
+    parses: list[Path] = []
+    real = module._parse_yaml
+
+    def counted(path: Path, raw: bytes) -> dict[str, Any]:
+        parses.append(path)
+        return real(path, raw)
+
+    monkeypatch.setattr(module, "_parse_yaml", counted)
+    path = tmp_path / "excel_export.yaml"
+    text = Path("scenarios/excel_export.yaml").read_text()
+    path.write_text(text)
+    first, again = load_file(path), load_file(path)
+    assert first == again and len(parses) == 1
+    # new content is parsed again even when size and timestamp are unchanged
+    stat = path.stat()
+    path.write_text(text.replace("Excel", "Exce1", 1))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    changed = load_file(path)
+    assert len(parses) == 2 and changed != first
+    # a broken file is refused every time, not remembered as fine
+    path.write_text("id: [unclosed\n")
+    for _ in range(2):
+        with pytest.raises(ScenarioError, match="cannot read YAML"):
+            load_file(path)
+    path.write_text(text)
+    assert load_file(path) == first
+
+
 def test_selection_by_id_and_tag() -> None:
     assert [s.id for s in select(SCENARIOS, "excel_export")] == ["excel_export"]
     assert {s.id for s in select(SCENARIOS, ["excel"])} >= {"excel_export", "sales_summary"}
@@ -106,7 +146,7 @@ def test_task_can_cap_every_turn_budget() -> None:
     from harness.run.task import build_task
 
     task = build_task("L0-rewrite", max_turns=3)
-    budgets = [s.metadata["scenario"]["max_turns"] for s in task.dataset if s.metadata]
+    budgets = [s.metadata["scenario"].max_turns for s in task.dataset if s.metadata]
     assert len(budgets) == len(select(SCENARIOS, "all")) and max(budgets) == 3
 
 
