@@ -245,6 +245,16 @@ def against_bare(root: Path, repeats: int) -> tuple[list[list[str]], list[list[s
                 f"{cpu['bare+same']:.2f} s ({cpu['harness'] / cpu['bare+same']:.2f}x)",
                 flush=True,
             )
+    return ratio_rows(rounds), phase_rows(rounds, extra_episodes(rounds))
+
+
+def extra_episodes(rounds: list[dict[tuple[object, str], dict[str, Any]]]) -> int:
+    return len(rounds[0][3, "harness"]["turns"]) - len(rounds[0][1, "harness"]["turns"])
+
+
+def ratio_rows(rounds: list[dict[tuple[object, str], dict[str, Any]]]) -> list[list[str]]:
+    """The harness against each baseline per run size, per added turn and per added episode:
+    medians of the rounds, ratios paired within a round."""
 
     def med(values: list[float]) -> float:
         return statistics.median(values)
@@ -283,24 +293,35 @@ def against_bare(root: Path, repeats: int) -> tuple[list[list[str]], list[list[s
         )
     one, three = rounds[0][1, "harness"]["turns"], rounds[0][3, "harness"]["turns"]
     extra_turns = sum(map(len, three)) - sum(map(len, one))
-    extra_episodes = len(three) - len(one)
+    added_episodes = extra_episodes(rounds)
+
+    # what more turns cost: the runs' CPU from their first episode on (the episodes, the summary,
+    # exit); the start-up before it is the same work at 1 and 3 epochs, and its import-time
+    # noise (0.3-0.5 s between runs here) would otherwise enter the difference twice
+    def after_start(r: dict[str, Any]) -> float:
+        return float(r["cpu"] - r["before"])
+
     per_turn = [
-        {k: (r[3, k]["cpu"] - r[1, k]["cpu"]) / extra_turns * 1000 for k in KINDS} for r in rounds
+        {k: (after_start(r[3, k]) - after_start(r[1, k])) / extra_turns * 1000 for k in KINDS}
+        for r in rounds
     ]
     growth = [
-        {k: (r[3, k]["rss"] - r[1, k]["rss"]) / extra_episodes for k in KINDS} for r in rounds
+        {k: (r[3, k]["rss"] - r[1, k]["rss"]) / added_episodes for k in KINDS} for r in rounds
     ]
     # a difference of two runs doubles their noise, so the central figure is the difference of
     # the medians (one slow round moves it little); [min, max] are still the rounds' own pairs
     slope = {
-        k: (med([r[3, k]["cpu"] for r in rounds]) - med([r[1, k]["cpu"] for r in rounds]))
+        k: (
+            med([after_start(r[3, k]) for r in rounds])
+            - med([after_start(r[1, k]) for r in rounds])
+        )
         / extra_turns
         * 1000
         for k in KINDS
     }
     rise = {
         k: (med([r[3, k]["rss"] for r in rounds]) - med([r[1, k]["rss"] for r in rounds]))
-        / extra_episodes
+        / added_episodes
         for k in KINDS
     }
     rows.append(
@@ -313,7 +334,7 @@ def against_bare(root: Path, repeats: int) -> tuple[list[list[str]], list[list[s
         + [f"{rise[k]:.2f} MB" for k in KINDS]
         + [spread(growth, other, rise) for other in KINDS[1:]]
     )
-    return rows, phase_rows(rounds, extra_episodes)
+    return rows
 
 
 #: a run's CPU by phase: read by the harness into its timing.json and printed by the baseline

@@ -47,3 +47,58 @@ def test_phases_are_medians_and_differences_per_kind() -> None:
             "+75 ms",
         ],
     ]
+
+
+def _sized(cpu: float, before: float, rss: float, episodes: int, turns: int) -> dict[str, Any]:
+    """A made-up run of `episodes` episodes with `turns` turns each."""
+    return {
+        "cpu": cpu,
+        "before": before,
+        "episodes": cpu - before,
+        "wall": cpu,
+        "rss": rss,
+        "turns": [[1] * turns] * episodes,
+    }
+
+
+def test_per_added_turn_leaves_out_the_start_up_its_runs_share() -> None:
+    perf = load_script("perf")
+    rounds = []
+    # the harness's start-up is 1 s noisier in the 3-epoch runs of every round; what it spends
+    # from the first episode on is 4 s more (400 added turns: 10 ms a turn), bare's 2 s (5 ms)
+    for noise in (0.0, 1.0, 1.0):
+        rounds.append(
+            {
+                ("start-up", "harness"): _sized(3.0, 2.9, 200, 1, 10),
+                ("start-up", "bare"): _sized(2.0, 1.9, 100, 1, 10),
+                ("start-up", "bare+same"): _sized(2.0, 1.9, 100, 1, 10),
+                (1, "harness"): _sized(5.0, 3.0, 210, 10, 20),
+                (3, "harness"): _sized(9.0 + noise, 3.0 + noise, 230, 30, 20),
+                (1, "bare"): _sized(4.0, 2.0, 110, 10, 20),
+                (3, "bare"): _sized(6.0, 2.0, 120, 30, 20),
+                (1, "bare+same"): _sized(4.0, 2.0, 110, 10, 20),
+                (3, "bare+same"): _sized(5.0, 2.0, 120, 30, 20),
+            }
+        )
+    rows = perf.ratio_rows(rounds)
+    labels = [row[0] for row in rows]
+    assert labels[1:3] == [
+        "1 epoch(s): 10 episodes, 200 turns, 200 tool calls",
+        "3 epoch(s): 30 episodes, 600 turns, 600 tool calls",
+    ]
+    assert rows[3] == [
+        "CPU per added turn (1 -> 3 epochs)",
+        "10.0 ms",
+        "5.0 ms",
+        "2.5 ms",
+        "2.00x [2.00, 2.00]",
+        "4.00x [4.00, 4.00]",
+    ]
+    assert rows[4] == [
+        "peak RSS per added episode (1 -> 3)",
+        "1.00 MB",
+        "0.50 MB",
+        "0.50 MB",
+        "2.00x [2.00, 2.00]",
+        "2.00x [2.00, 2.00]",
+    ]
