@@ -1,12 +1,14 @@
 """Measured speed, in one run: the harness against bare inspect-ai, store ops per level, worker
 scaling, start-up and peak memory.
 
-Run with `make perf` (about 12 minutes on 2 cores; `--repeats 1` about 5). Every ratio printed
-is between numbers measured in this same run, medians of interleaved rounds. The bare-inspect
-baseline (`scripts/bare_inspect.py`) replays the harness run's own samples and turns through
-inspect's eval set with a scripted provider and a trivial tool, with the runner's log settings;
-a second baseline also offers the model the harness's tool schemas, which shows what inspect
-itself costs for them.
+Run with `make perf` (three rounds, about 4 minutes on 2 cores; `--repeats N` for more). Every
+ratio printed is between numbers measured in this same run, medians of interleaved rounds, in
+CPU time. The bare-inspect baseline (`scripts/bare_inspect.py`) replays the harness run's own
+samples and turns through inspect's eval set with a scripted provider and a trivial tool, on
+equal terms with the harness (docs/performance.md); a second baseline also carries the same
+conversation as the harness's model (its tool schemas, messages padded to the same sizes),
+which shows what inspect itself costs for that much content. Runs of 1, 3 and 5 epochs: the
+issue's target is at 3, and what more turns and episodes cost is taken between 1 and 5.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from scipy.stats import linregress
 from tabulate import tabulate
 
 from harness.progress import RunProgress
@@ -199,7 +202,10 @@ def bare_run(
 #: and bare inspect carrying the same conversation as the harness's model: its 12 tool schemas
 #: and messages padded to the same sizes (what inspect itself costs for that much content)
 KINDS = ("harness", "bare", "bare+same")
-SIZES = ("start-up", 1, 3)
+#: run sizes in epochs: the issue's target is at 3; what more episodes and turns cost is the
+#: difference between 1 and 5 (twice the span of 1 -> 3, so half the noise per turn)
+SIZES = (1, 3, 5)
+SHORT, LONG = SIZES[0], SIZES[-1]
 
 
 def one_round(
@@ -216,8 +222,7 @@ def one_round(
         kinds = KINDS[order:] + KINDS[:order] if size in turns_of else KINDS
         for kind in kinds:
             if kind == "harness":
-                epochs, scenarios = (1, "main_and_test") if size == "start-up" else (size, "all")
-                out[size, kind] = harness_run(root, int(str(epochs)), scenarios)
+                out[size, kind] = harness_run(root, size)
                 turns_of.setdefault(size, out[size, kind]["turns"])
                 sizes_of.setdefault(size, out[size, kind]["sizes"])
             elif kind == "bare":
@@ -249,7 +254,7 @@ def against_bare(root: Path, repeats: int) -> tuple[list[list[str]], list[list[s
 
 
 def extra_episodes(rounds: list[dict[tuple[object, str], dict[str, Any]]]) -> int:
-    return len(rounds[0][3, "harness"]["turns"]) - len(rounds[0][1, "harness"]["turns"])
+    return len(rounds[0][LONG, "harness"]["turns"]) - len(rounds[0][SHORT, "harness"]["turns"])
 
 
 def ratio_rows(rounds: list[dict[tuple[object, str], dict[str, Any]]]) -> list[list[str]]:
@@ -259,16 +264,12 @@ def ratio_rows(rounds: list[dict[tuple[object, str], dict[str, Any]]]) -> list[l
     def med(values: list[float]) -> float:
         return statistics.median(values)
 
-    def spread(
-        per_round: list[dict[str, float]], other: str, center: dict[str, float] | None = None
-    ) -> str:
-        """The harness / baseline ratio: median [min, max] over the rounds' pairs (`center`:
-        the ratio of these values instead of the median ratio)."""
+    def spread(per_round: list[dict[str, float]], other: str) -> str:
+        """The harness / baseline ratio: median [min, max] over the rounds' pairs."""
         ratios = [r["harness"] / r[other] for r in per_round if r[other] > 0]
         if not ratios:
             return ""
-        mid = center["harness"] / center[other] if center and center[other] else med(ratios)
-        return f"{mid:.2f}x [{min(ratios):.2f}, {max(ratios):.2f}]"
+        return f"{med(ratios):.2f}x [{min(ratios):.2f}, {max(ratios):.2f}]"
 
     rows: list[list[str]] = []
     for size in SIZES:
@@ -277,9 +278,7 @@ def ratio_rows(rounds: list[dict[tuple[object, str], dict[str, Any]]]) -> list[l
         rss = [{k: r[size, k]["rss"] for k in KINDS} for r in rounds]
         turns = rounds[0][size, "harness"]["turns"]
         label = (
-            "start-up (1 episode)"
-            if size == "start-up"
-            else f"{size} epoch(s): {len(turns)} episodes, {sum(map(len, turns))} turns, "
+            f"{size} epoch(s): {len(turns)} episodes, {sum(map(len, turns))} turns, "
             f"{sum(map(sum, turns))} tool calls"
         )
         rows.append(
@@ -291,48 +290,31 @@ def ratio_rows(rounds: list[dict[tuple[object, str], dict[str, Any]]]) -> list[l
             ]
             + [spread(cpus, other) for other in KINDS[1:]]
         )
-    one, three = rounds[0][1, "harness"]["turns"], rounds[0][3, "harness"]["turns"]
-    extra_turns = sum(map(len, three)) - sum(map(len, one))
-    added_episodes = extra_episodes(rounds)
+    turns = [sum(map(len, rounds[0][size, "harness"]["turns"])) for size in SIZES]
+    episodes = [len(rounds[0][size, "harness"]["turns"]) for size in SIZES]
 
-    # what more turns cost: the runs' CPU from their first episode on (the episodes, the summary,
-    # exit); the start-up before it is the same work at 1 and 3 epochs, and its import-time
-    # noise (0.3-0.5 s between runs here) would otherwise enter the difference twice
-    def after_start(r: dict[str, Any]) -> float:
-        return float(r["cpu"] - r["before"])
+    # what more turns cost: the slope of the runs' CPU from their first episode on (the
+    # episodes, the summary, exit) over their turns, fitted per round across the run sizes; the
+    # start-up before the first episode is the same work at any size, and its import-time noise
+    # (0.3-0.5 s between runs here) would otherwise enter every difference twice
+    def slopes(value: Callable[[dict[str, Any]], float], x: list[int]) -> list[dict[str, float]]:
+        return [
+            {k: float(linregress(x, [value(r[size, k]) for size in SIZES]).slope) for k in KINDS}
+            for r in rounds
+        ]
 
-    per_turn = [
-        {k: (after_start(r[3, k]) - after_start(r[1, k])) / extra_turns * 1000 for k in KINDS}
-        for r in rounds
-    ]
-    growth = [
-        {k: (r[3, k]["rss"] - r[1, k]["rss"]) / added_episodes for k in KINDS} for r in rounds
-    ]
-    # a difference of two runs doubles their noise, so the central figure is the difference of
-    # the medians (one slow round moves it little); [min, max] are still the rounds' own pairs
-    slope = {
-        k: (
-            med([after_start(r[3, k]) for r in rounds])
-            - med([after_start(r[1, k]) for r in rounds])
-        )
-        / extra_turns
-        * 1000
-        for k in KINDS
-    }
-    rise = {
-        k: (med([r[3, k]["rss"] for r in rounds]) - med([r[1, k]["rss"] for r in rounds]))
-        / added_episodes
-        for k in KINDS
-    }
+    per_turn = slopes(lambda r: (r["cpu"] - r["before"]) * 1000, turns)
+    growth = slopes(lambda r: r["rss"], episodes)
+    sizes = ", ".join(map(str, SIZES))
     rows.append(
-        ["CPU per added turn (1 -> 3 epochs)"]
-        + [f"{slope[k]:.1f} ms" for k in KINDS]
-        + [spread(per_turn, other, slope) for other in KINDS[1:]]
+        [f"CPU per added turn (slope over {sizes} epochs)"]
+        + [f"{med([t[k] for t in per_turn]):.1f} ms" for k in KINDS]
+        + [spread(per_turn, other) for other in KINDS[1:]]
     )
     rows.append(
-        ["peak RSS per added episode (1 -> 3)"]
-        + [f"{rise[k]:.2f} MB" for k in KINDS]
-        + [spread(growth, other, rise) for other in KINDS[1:]]
+        [f"peak RSS per added episode (slope over {sizes})"]
+        + [f"{med([g[k] for g in growth]):.2f} MB" for k in KINDS]
+        + [spread(growth, other) for other in KINDS[1:]]
     )
     return rows
 
@@ -349,7 +331,7 @@ def phase_rows(
     rounds: list[dict[tuple[object, str], dict[str, Any]]], extra: int
 ) -> list[list[str]]:
     """Where the CPU of each kind goes at 3 epochs, medians over the rounds, and the episodes'
-    CPU per added episode (1 -> 3 epochs): the start-up and per-episode parts of the gap."""
+    CPU per added episode (SHORT -> LONG epochs): the start-up and per-episode parts of the gap."""
     rows: list[list[str]] = []
     for label, part in PHASES:
         med = {k: statistics.median([part(r[3, k]) for r in rounds]) for k in KINDS}
@@ -360,15 +342,15 @@ def phase_rows(
         )
     each = {
         k: (
-            statistics.median([r[3, k]["episodes"] for r in rounds])
-            - statistics.median([r[1, k]["episodes"] for r in rounds])
+            statistics.median([r[LONG, k]["episodes"] for r in rounds])
+            - statistics.median([r[SHORT, k]["episodes"] for r in rounds])
         )
         / extra
         * 1000
         for k in KINDS
     }
     rows.append(
-        ["episodes' CPU per added episode (1 -> 3)"]
+        [f"episodes' CPU per added episode ({SHORT} -> {LONG})"]
         + [f"{each[k]:.0f} ms" for k in KINDS]
         + [f"{each['harness'] - each[k]:+.0f} ms" for k in KINDS[1:]]
     )

@@ -1,5 +1,6 @@
-"""`make perf`'s phase table: where each kind's CPU goes at 3 epochs, and the episodes' CPU per
-added episode, as medians over the rounds (exact arithmetic on made-up rounds)."""
+"""`make perf`'s tables: where each kind's CPU goes at 3 epochs, the episodes' CPU per added
+episode (1 -> 5 epochs), and the ratios per added turn and episode, as medians over the rounds
+(exact arithmetic on made-up rounds)."""
 
 from __future__ import annotations
 
@@ -20,13 +21,16 @@ def test_phases_are_medians_and_differences_per_kind() -> None:
             {
                 (1, "harness"): _run(6.0, 3.0, 2.5),
                 (3, "harness"): _run(9.0 + slow, 3.0, 5.5 + slow),
+                (5, "harness"): _run(12.0, 3.0, 8.6 + slow),
                 (1, "bare"): _run(4.0, 2.0, 1.9),
                 (3, "bare"): _run(6.0, 2.0, 3.9),
+                (5, "bare"): _run(8.0, 2.0, 5.9),
                 (1, "bare+same"): _run(4.5, 2.1, 2.0),
                 (3, "bare+same"): _run(6.5, 2.1, 4.2),
+                (5, "bare+same"): _run(8.5, 2.1, 6.4),
             }
         )
-    rows = perf.phase_rows(rounds, extra=24)
+    rows = perf.phase_rows(rounds, extra=48)
     assert rows == [
         ["3 epochs: before the first episode", "3.00 s", "2.00 s", "2.10 s", "+1.00 s", "+0.90 s"],
         ["3 epochs: the episodes", "6.50 s", "3.90 s", "4.20 s", "+2.60 s", "+2.30 s"],
@@ -39,12 +43,12 @@ def test_phases_are_medians_and_differences_per_kind() -> None:
             "+0.30 s",
         ],
         [
-            "episodes' CPU per added episode (1 -> 3)",
-            "167 ms",
+            "episodes' CPU per added episode (1 -> 5)",
+            "148 ms",
             "83 ms",
             "92 ms",
-            "+83 ms",
-            "+75 ms",
+            "+65 ms",
+            "+56 ms",
         ],
     ]
 
@@ -64,41 +68,49 @@ def _sized(cpu: float, before: float, rss: float, episodes: int, turns: int) -> 
 def test_per_added_turn_leaves_out_the_start_up_its_runs_share() -> None:
     perf = load_script("perf")
     rounds = []
-    # the harness's start-up is 1 s noisier in the 3-epoch runs of every round; what it spends
-    # from the first episode on is 4 s more (400 added turns: 10 ms a turn), bare's 2 s (5 ms)
+    # the harness's start-up is 1 s noisier in the 5-epoch runs of two rounds; from the first
+    # episode on it spends 2 s per 400 turns (5 ms a turn), bare 1 s (2.5 ms), bare+same 0.5 s
+    # then 0.7 s (a least-squares slope of 1.5 ms)
     for noise in (0.0, 1.0, 1.0):
         rounds.append(
             {
-                ("start-up", "harness"): _sized(3.0, 2.9, 200, 1, 10),
-                ("start-up", "bare"): _sized(2.0, 1.9, 100, 1, 10),
-                ("start-up", "bare+same"): _sized(2.0, 1.9, 100, 1, 10),
                 (1, "harness"): _sized(5.0, 3.0, 210, 10, 20),
-                (3, "harness"): _sized(9.0 + noise, 3.0 + noise, 230, 30, 20),
+                (3, "harness"): _sized(7.0, 3.0, 220, 30, 20),
+                (5, "harness"): _sized(9.0 + noise, 3.0 + noise, 230, 50, 20),
                 (1, "bare"): _sized(4.0, 2.0, 110, 10, 20),
-                (3, "bare"): _sized(6.0, 2.0, 120, 30, 20),
+                (3, "bare"): _sized(5.0, 2.0, 115, 30, 20),
+                (5, "bare"): _sized(6.0, 2.0, 120, 50, 20),
                 (1, "bare+same"): _sized(4.0, 2.0, 110, 10, 20),
-                (3, "bare+same"): _sized(5.0, 2.0, 120, 30, 20),
+                (3, "bare+same"): _sized(4.5, 2.0, 115, 30, 20),
+                (5, "bare+same"): _sized(5.2, 2.0, 120, 50, 20),
             }
         )
     rows = perf.ratio_rows(rounds)
-    labels = [row[0] for row in rows]
-    assert labels[1:3] == [
+    assert [row[0] for row in rows[:3]] == [
         "1 epoch(s): 10 episodes, 200 turns, 200 tool calls",
         "3 epoch(s): 30 episodes, 600 turns, 600 tool calls",
+        "5 epoch(s): 50 episodes, 1000 turns, 1000 tool calls",
+    ]
+    assert rows[1][1:] == [
+        "7.00 s CPU (7.0 s wall), 220 MB",
+        "5.00 s CPU (5.0 s wall), 115 MB",
+        "4.50 s CPU (4.5 s wall), 115 MB",
+        "1.40x [1.40, 1.40]",
+        "1.56x [1.56, 1.56]",
     ]
     assert rows[3] == [
-        "CPU per added turn (1 -> 3 epochs)",
-        "10.0 ms",
+        "CPU per added turn (slope over 1, 3, 5 epochs)",
         "5.0 ms",
         "2.5 ms",
+        "1.5 ms",
         "2.00x [2.00, 2.00]",
-        "4.00x [4.00, 4.00]",
+        "3.33x [3.33, 3.33]",
     ]
     assert rows[4] == [
-        "peak RSS per added episode (1 -> 3)",
-        "1.00 MB",
+        "peak RSS per added episode (slope over 1, 3, 5)",
         "0.50 MB",
-        "0.50 MB",
+        "0.25 MB",
+        "0.25 MB",
         "2.00x [2.00, 2.00]",
         "2.00x [2.00, 2.00]",
     ]
