@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install lock bench test test-slow test-fast lint perf scaling cluster-scaling real-model clean regress baseline report
+.PHONY: install lock bench test test-slow test-fast lint perf perf-instructions scaling cluster-scaling real-model clean regress baseline report
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +67,14 @@ test-fast: $(STAMP)
 perf: $(STAMP)
 	$(BIN)/python -m compileall -q harness evals
 	$(BIN)/python scripts/perf.py
+
+# the same comparison in instructions executed (valgrind's callgrind): deterministic where CPU
+# time on a shared machine is not; valgrind is installed from Debian if missing
+perf-instructions: $(STAMP)
+	command -v valgrind >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; }
+	$(BIN)/python -m compileall -q harness evals
+	$(BIN)/python scripts/perf.py --instructions
 
 # cost against list length (n = 5 ... 100) per design, capped and uncapped: results/scaling/
 scaling: $(STAMP)

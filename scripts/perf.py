@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -23,6 +24,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -74,39 +76,58 @@ def bench_seconds(workers: int, root: Path) -> tuple[float, int]:
     return time.perf_counter() - started, len(variants) * 10
 
 
-def measured(command: list[str]) -> tuple[float, float, float, str]:
+#: a command run under callgrind counts the instructions it executes: a deterministic measure
+#: (with the hash seed fixed), where CPU time on this shared machine varies by up to 50%
+CALLGRIND = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+
+
+def measured(command: list[str], count: bool = False) -> dict[str, Any]:
     """Wall seconds, CPU seconds (user + system), peak RSS (MB) and standard output of a command
-    in its own process. CPU time is the measure: on a shared 2-core machine wall time is mostly
-    noise."""
+    in its own process; `count`: under callgrind, with the instructions it executed. CPU time is
+    the measure: on a shared 2-core machine wall time is mostly noise."""
     timing = Path(tempfile.mktemp(prefix="todo-bench-time-"))
     started = time.perf_counter()
     done = subprocess.run(
-        ["/usr/bin/time", "-f", "%M %U %S", "-o", str(timing), *command],
+        ["/usr/bin/time", "-f", "%M %U %S", "-o", str(timing), *(CALLGRIND if count else [])]
+        + command,
         check=True,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE if count else subprocess.DEVNULL,
         text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"} if count else None,
     )
     wall = time.perf_counter() - started
     rss, user, system = timing.read_text().split()[-3:]
     timing.unlink()
-    return wall, float(user) + float(system), int(rss) / 1024, done.stdout
+    result = {
+        "wall": wall,
+        "cpu": float(user) + float(system),
+        "rss": int(rss) / 1024,
+        "stdout": done.stdout,
+    }
+    if count:
+        collected = re.findall(r"Collected : (\d+)", done.stderr)
+        if not collected:
+            raise RuntimeError(
+                f"callgrind reported no count for {command[:3]}: {done.stderr[-500:]}"
+            )
+        result["instructions"] = int(collected[-1])
+    return result
 
 
-def harness_run(root: Path, epochs: int, scenarios: str = "all") -> dict[str, Any]:
-    out = root / f"h-{scenarios}-{epochs}"
-    wall, cpu, rss, _ = measured(
+def harness_run(root: Path, epochs: int, count: bool = False) -> dict[str, Any]:
+    out = root / f"h-{epochs}"
+    done = measured(
         [sys.executable, "-m", "harness.cli", "run", "--variants", "L3-granular"]
-        + ["--scenarios", scenarios, "--epochs", str(epochs), "--workers", "1"]
-        + ["--display", "none", "--out", str(out), "--fresh"]
+        + ["--scenarios", "all", "--epochs", str(epochs), "--workers", "1"]
+        + ["--display", "none", "--out", str(out), "--fresh"],
+        count,
     )
     sizes = episode_sizes(out)  # the log is read once: the turns' call counts come from it
     phases = Timing.model_validate_json((out / "timing.json").read_text()).cpu_seconds
     assert phases is not None
     return {
-        "wall": wall,
-        "cpu": cpu,
-        "rss": rss,
+        **done,
         "turns": call_counts(sizes),
         "sizes": sizes,
         "before": phases.before_episodes,
@@ -171,7 +192,11 @@ COLLECTOR_OFF = (
 
 
 def bare_run(
-    root: Path, turns: list[list[int]], tools: str, sizes: list[dict[str, Any]] | None = None
+    root: Path,
+    turns: list[list[int]],
+    tools: str,
+    sizes: list[dict[str, Any]] | None = None,
+    count: bool = False,
 ) -> dict[str, Any]:
     script = Path(__file__).with_name("bare_inspect.py")
     plan = root / "calls.json"
@@ -180,17 +205,16 @@ def bare_run(
     if sizes is not None:
         (root / "sizes.json").write_text(json.dumps(sizes))
         extra = ["--sizes", str(root / "sizes.json")]
-    wall, cpu, rss, out = measured(
+    done = measured(
         [sys.executable, "-c", COLLECTOR_OFF, str(script), str(plan), "--log-dir", str(root / "b")]
         + ["--tools", tools, "--settle-heap"]
-        + extra
+        + extra,
+        count,
     )
     shutil.rmtree(root / "b", ignore_errors=True)
-    report = json.loads(out.strip().splitlines()[-1])
+    report = json.loads(done["stdout"].strip().splitlines()[-1])
     return {
-        "wall": wall,
-        "cpu": cpu,
-        "rss": rss,
+        **done,
         "turns": turns,
         "before": report["cpu_before_episodes"],
         "episodes": report["cpu_episodes"],
@@ -319,6 +343,49 @@ def ratio_rows(rounds: list[dict[tuple[object, str], dict[str, Any]]]) -> list[l
     return rows
 
 
+def instruction_runs(root: Path) -> dict[tuple[int, str], dict[str, Any]]:
+    """Each kind at 1 and 3 epochs once under callgrind (a count repeats, so one round), two
+    runs at a time (two cores); the harness first, for the turns the baselines replay."""
+    runs: dict[tuple[int, str], dict[str, Any]] = {}
+    with ThreadPoolExecutor(2) as pool:
+        harness = {e: pool.submit(harness_run, root, e, True) for e in (1, 3)}
+        runs.update({(e, "harness"): job.result() for e, job in harness.items()})
+        jobs = {}
+        for e in (1, 3):
+            turns, sizes = runs[e, "harness"]["turns"], runs[e, "harness"]["sizes"]
+            for kind, tools, padded in (("bare", "note", None), ("bare+same", "harness", sizes)):
+                (root / f"{kind}-{e}").mkdir()
+                jobs[e, kind] = pool.submit(
+                    bare_run, root / f"{kind}-{e}", turns, tools, padded, True
+                )
+        runs.update({key: job.result() for key, job in jobs.items()})
+    return runs
+
+
+def instruction_rows(runs: dict[tuple[int, str], dict[str, Any]]) -> list[list[str]]:
+    """The harness against each baseline in instructions executed: at 1 and 3 epochs, and per
+    added turn (the difference; a count has no noise to average out)."""
+    turns = {e: sum(map(len, runs[e, "harness"]["turns"])) for e in (1, 3)}
+    rows = []
+    for e in (1, 3):
+        count = {k: runs[e, k]["instructions"] for k in KINDS}
+        rows.append(
+            [f"{e} epoch(s): {turns[e]} turns"]
+            + [f"{count[k] / 1e9:.2f} G" for k in KINDS]
+            + [f"{count['harness'] / count[k]:.2f}x" for k in KINDS[1:]]
+        )
+    added = {
+        k: (runs[3, k]["instructions"] - runs[1, k]["instructions"]) / (turns[3] - turns[1])
+        for k in KINDS
+    }
+    rows.append(
+        ["per added turn (1 -> 3 epochs)"]
+        + [f"{added[k] / 1e6:.1f} M" for k in KINDS]
+        + [f"{added['harness'] / added[k]:.2f}x" for k in KINDS[1:]]
+    )
+    return rows
+
+
 #: a run's CPU by phase: read by the harness into its timing.json and printed by the baseline
 PHASES: tuple[tuple[str, Callable[[dict[str, Any]], float]], ...] = (
     ("before the first episode", lambda r: r["before"]),
@@ -416,10 +483,45 @@ def startup_rows(repeats: int) -> list[list[str]]:
     return rows
 
 
+def print_instructions() -> int:
+    if shutil.which("valgrind") is None:
+        print("perf: --instructions needs valgrind (apt-get install valgrind)", file=sys.stderr)
+        return 2
+    print("counting instructions under callgrind (about 10 minutes on 2 cores)...", flush=True)
+    root = Path(tempfile.mkdtemp(prefix="todo-bench-perf-"))
+    try:
+        rows = instruction_rows(instruction_runs(root))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(
+        tabulate(
+            rows,
+            headers=[
+                "L3-granular, sim/sloppy, 1 worker: instructions (callgrind)",
+                "harness",
+                "bare inspect (equal terms)",
+                "bare + schemas + same sizes",
+                "harness / bare",
+                "harness / bare+same",
+            ],
+            tablefmt="github",
+        )
+    )
+    return 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (medians)")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="instead: instructions executed (valgrind's callgrind), a deterministic measure "
+        "(about 10 minutes)",
+    )
     args = parser.parse_args()
+    if args.instructions:
+        sys.exit(print_instructions())
     print(
         tabulate(
             startup_rows(args.repeats),

@@ -4,7 +4,11 @@ episode (1 -> 5 epochs), and the ratios per added turn and episode, as medians o
 
 from __future__ import annotations
 
+import shutil
+import sys
 from typing import Any
+
+import pytest
 
 from tests.helpers import load_script
 
@@ -114,3 +118,35 @@ def test_per_added_turn_leaves_out_the_start_up_its_runs_share() -> None:
         "2.00x [2.00, 2.00]",
         "2.00x [2.00, 2.00]",
     ]
+
+
+def test_instruction_rows_compare_counts_at_each_size_and_per_added_turn() -> None:
+    perf = load_script("perf")
+    counts = {
+        (1, "harness"): 12e9,
+        (3, "harness"): 20e9,
+        (1, "bare"): 10e9,
+        (3, "bare"): 14e9,
+        (1, "bare+same"): 10e9,
+        (3, "bare+same"): 15e9,
+    }
+    runs = {
+        (e, kind): {"instructions": n, "turns": [[1] * 10] * (10 * e)}
+        for (e, kind), n in counts.items()
+    }
+    assert perf.instruction_rows(runs) == [
+        ["1 epoch(s): 100 turns", "12.00 G", "10.00 G", "10.00 G", "1.20x", "1.20x"],
+        ["3 epoch(s): 300 turns", "20.00 G", "14.00 G", "15.00 G", "1.43x", "1.33x"],
+        ["per added turn (1 -> 3 epochs)", "40.0 M", "20.0 M", "25.0 M", "2.00x", "1.60x"],
+    ]
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_a_counted_command_reports_the_instructions_it_executed() -> None:
+    perf = load_script("perf")
+    small = perf.measured([sys.executable, "-c", "pass"], count=True)
+    more = perf.measured([sys.executable, "-c", "sum(range(3_000_000))"], count=True)
+    assert small["instructions"] > 1_000_000  # the interpreter's start-up
+    # three million additions cost more than a few instructions each
+    assert more["instructions"] - small["instructions"] > 30_000_000
+    assert small["stdout"] == "" and small["cpu"] > 0
