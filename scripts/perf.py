@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from scipy.stats import linregress
 from tabulate import tabulate
@@ -38,6 +38,7 @@ from harness.todo import LEVELS
 from harness.todo.variants import parse_variants
 
 OPS = 20_000
+T = TypeVar("T")
 
 
 def store_ops_per_second(level: str) -> float:
@@ -483,29 +484,31 @@ def startup_rows(repeats: int) -> list[list[str]]:
     return rows
 
 
+def in_scratch(work: Callable[[Path], T]) -> T:
+    """`work` on a fresh temporary folder, removed afterwards whatever happens."""
+    root = Path(tempfile.mkdtemp(prefix="todo-bench-perf-"))
+    try:
+        return work(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def kinds_table(rows: list[list[str]], title: str, compared: str) -> str:
+    """A table of the three kinds side by side, then the harness `compared` to each baseline
+    (e.g. "/" with a unit, or "-")."""
+    headers = [title, "harness", "bare inspect (equal terms)", "bare + schemas + same sizes"]
+    headers += [f"harness {compared.replace('BASE', base)}" for base in KINDS[1:]]
+    return tabulate(rows, headers=headers, tablefmt="github")
+
+
 def print_instructions() -> int:
     if shutil.which("valgrind") is None:
         print("perf: --instructions needs valgrind (apt-get install valgrind)", file=sys.stderr)
         return 2
     print("counting instructions under callgrind (about 10 minutes on 2 cores)...", flush=True)
-    root = Path(tempfile.mkdtemp(prefix="todo-bench-perf-"))
-    try:
-        rows = instruction_rows(instruction_runs(root))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    rows = in_scratch(lambda root: instruction_rows(instruction_runs(root)))
     print(
-        tabulate(
-            rows,
-            headers=[
-                "L3-granular, sim/sloppy, 1 worker: instructions (callgrind)",
-                "harness",
-                "bare inspect (equal terms)",
-                "bare + schemas + same sizes",
-                "harness / bare",
-                "harness / bare+same",
-            ],
-            tablefmt="github",
-        )
+        kinds_table(rows, "L3-granular, sim/sloppy, 1 worker: instructions (callgrind)", "/ BASE")
     )
     return 0
 
@@ -531,40 +534,11 @@ def main() -> None:
         flush=True,
     )
     print()
-    root = Path(tempfile.mkdtemp(prefix="todo-bench-perf-"))
-    try:
-        rows, phases = against_bare(root, args.repeats)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    print(
-        tabulate(
-            rows,
-            headers=[
-                f"L3-granular, sim/sloppy, 1 worker (median of {args.repeats} pairs)",
-                "harness",
-                "bare inspect (equal terms)",
-                "bare + schemas + same sizes",
-                "harness / bare, CPU",
-                "harness / bare+same, CPU",
-            ],
-            tablefmt="github",
-        )
-    )
+    rows, phases = in_scratch(lambda root: against_bare(root, args.repeats))
+    title = f"L3-granular, sim/sloppy, 1 worker (median of {args.repeats} pairs)"
+    print(kinds_table(rows, title, "/ BASE, CPU"))
     print()
-    print(
-        tabulate(
-            phases,
-            headers=[
-                f"CPU by phase (median of {args.repeats} rounds)",
-                "harness",
-                "bare inspect (equal terms)",
-                "bare + schemas + same sizes",
-                "harness - bare",
-                "harness - bare+same",
-            ],
-            tablefmt="github",
-        )
-    )
+    print(kinds_table(phases, f"CPU by phase (median of {args.repeats} rounds)", "- BASE"))
     print()
     rates = {level: store_ops_per_second(level) for level in LEVELS}
     print(
@@ -574,12 +548,9 @@ def main() -> None:
             tablefmt="github",
         )
     )
-    root = Path(tempfile.mkdtemp(prefix="todo-bench-perf-"))
-    try:
-        one, episodes = bench_seconds(1, root)
-        two, _ = bench_seconds(2, root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    (one, episodes), (two, _) = in_scratch(
+        lambda root: (bench_seconds(1, root), bench_seconds(2, root))
+    )
     print()
     print(
         tabulate(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -150,3 +151,27 @@ def test_a_counted_command_reports_the_instructions_it_executed() -> None:
     # three million additions cost more than a few instructions each
     assert more["instructions"] - small["instructions"] > 30_000_000
     assert small["stdout"] == "" and small["cpu"] > 0
+
+
+def test_tables_name_each_comparison_and_scratch_folders_go() -> None:
+    perf = load_script("perf")
+    table = perf.kinds_table([["row", "1", "2", "3", "4", "5"]], "title", "/ BASE, CPU")
+    assert [cell.strip() for cell in table.splitlines()[0].split("|")[1:-1]] == [
+        "title",
+        "harness",
+        "bare inspect (equal terms)",
+        "bare + schemas + same sizes",
+        "harness / bare, CPU",
+        "harness / bare+same, CPU",
+    ]
+    seen: list[Path] = []
+
+    def fails(root: Path) -> None:
+        seen.append(root)
+        (root / "half-written").write_text("x")
+        raise RuntimeError("a run failed")
+
+    with pytest.raises(RuntimeError, match="a run failed"):
+        perf.in_scratch(fails)
+    assert seen and not seen[0].exists()
+    assert perf.in_scratch(lambda root: root.is_dir())
