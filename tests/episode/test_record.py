@@ -88,3 +88,15 @@ def test_a_samples_scenario_copies_as_itself_and_logs_as_its_json(tmp_path: Path
     assert isinstance(logged, dict) and logged["id"] == "excel_export"
     state.metadata = {"scenario": logged}
     assert scenario_of(state) == held
+
+
+def test_a_deep_copy_with_an_update_leaves_the_shared_scenario_alone() -> None:
+    """A scenario deep-copies as itself and the parse cache shares it: pydantic must not write
+    an update into that "copy" (it copies shallowly first when updating; guard the day it
+    does not)."""
+    from harness.suite.scenario import load_scenario
+
+    shared = load_scenario(Path("scenarios/excel_export.yaml"))
+    capped = shared.model_copy(update={"max_turns": 3}, deep=True)
+    assert capped.max_turns == 3 and shared.max_turns != 3
+    assert load_scenario(Path("scenarios/excel_export.yaml")).max_turns == shared.max_turns
