@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.models.sim.tokens import PromptMeter
 from harness.suite.scenario import Scenario
 from harness.todo.base import TodoItem
 
@@ -81,6 +82,8 @@ class Memory:
     cap: int | None = None  # the list's item limit, once a refusal has named it
     #: a rewrite's new item was refused with "use add_todo": new items go through that tool
     adds_by_tool: bool = False
+    #: bookkeeping only: what billing this conversation has measured already
+    meter: PromptMeter = field(default_factory=PromptMeter)
 
 
 def then(first: Decision, second: Decision) -> Decision:

@@ -132,7 +132,7 @@ class SimModel(ModelAPI):
                 else None
             ),
         )
-        return self._output(message, input, tools)
+        return self._output(message, input, tools, memory.meter)
 
     def _intent_plan(
         self, scenario: Scenario, epoch: int, input: list[ChatMessage], tools: list[ToolInfo]
@@ -164,9 +164,14 @@ class SimModel(ModelAPI):
         return self.scenarios.get(prompt.strip())
 
     def _output(
-        self, message: ChatMessageAssistant, input: list[ChatMessage], tools: list[ToolInfo]
+        self,
+        message: ChatMessageAssistant,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        meter: tokens.PromptMeter | None = None,
     ) -> ModelOutput:
-        input_tokens = tokens.prompt_tokens(tokens.prompt_parts(input, tools))
+        parts = meter.parts(input, tools) if meter else tokens.prompt_parts(input, tools)
+        input_tokens = tokens.prompt_tokens(parts)
         output_tokens = tokens.reply_tokens(tokens.reply_parts(message))
         return ModelOutput(
             model=self.model_name,

@@ -74,6 +74,52 @@ def prompt_parts(input: list[ChatMessage], tools: list[ToolInfo]) -> Parts:
     return Parts(len(text), len(calls), len(schemas), messages=len(input), tools=len(tools))
 
 
+class PromptMeter:
+    """`prompt_parts` for one conversation, remembering what it has measured.
+
+    A conversation grows by a few messages a turn and is offered the same tools every turn, so
+    re-encoding every earlier call's arguments and every schema as JSON made billing a turn
+    cost as much as the history is long (a third of the simulated agent's time per turn). The
+    meter measures each assistant message's calls and each tool list once, recognising them by
+    identity (inspect hands the provider the same objects every turn; the reference is kept so
+    an identity is never reused). A message whose `tool_calls` was replaced is measured again;
+    message text is measured every turn (it is cheap, and a system prompt that carries the
+    list changes every turn). Nothing here mutates a message's call arguments in place, nor
+    does inspect.
+    """
+
+    def __init__(self) -> None:
+        self._calls: dict[int, tuple[ChatMessageAssistant, list[ToolCall] | None, int]] = {}
+        self._tools: list[ToolInfo] = []
+        self._schema_chars = 0
+
+    def parts(self, input: list[ChatMessage], tools: list[ToolInfo]) -> Parts:
+        return Parts(
+            sum(len(_billed_text(m)) for m in input),
+            sum(self._call_chars(m) for m in input if isinstance(m, ChatMessageAssistant)),
+            self._schemas(tools),
+            messages=len(input),
+            tools=len(tools),
+        )
+
+    def _call_chars(self, message: ChatMessageAssistant) -> int:
+        known = self._calls.get(id(message))
+        if known is not None and known[0] is message and known[1] is message.tool_calls:
+            return known[2]
+        chars = len(_calls_text(message.tool_calls or []))
+        self._calls[id(message)] = (message, message.tool_calls, chars)
+        return chars
+
+    def _schemas(self, tools: list[ToolInfo]) -> int:
+        same = len(tools) == len(self._tools) and all(
+            a is b for a, b in zip(tools, self._tools, strict=True)
+        )
+        if not same:
+            self._tools = list(tools)
+            self._schema_chars = len(part_texts([], tools)[2])
+        return self._schema_chars
+
+
 def reply_parts(message: ChatMessageAssistant) -> Parts:
     calls = message.tool_calls or []
     return Parts(len(message.text), len(_calls_text(calls)), calls=len(calls))

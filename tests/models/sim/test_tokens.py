@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
+import pytest
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 from inspect_ai.tool import ToolCall, ToolCallError, ToolInfo, ToolParams
 
 from harness.models.sim import tokens
@@ -73,3 +74,60 @@ def test_the_estimate_matches_the_committed_tokenizer_counts() -> None:
     # within 15% of the real tokenizer's count for nearly every prompt (chars / 4 managed 3%)
     assert (errors <= 0.15).mean() >= 0.95
     assert errors.median() < 0.05
+
+
+def _call(index: int, items: int) -> ToolCall:
+    return ToolCall(
+        id=f"c{index}", function="todo", arguments={"items": [{"id": str(i)} for i in range(items)]}
+    )
+
+
+def _conversation() -> list[ChatMessage]:
+    return list(_history())
+
+
+def test_the_meter_bills_what_prompt_parts_bills_as_a_conversation_changes() -> None:
+    meter = tokens.PromptMeter()
+    tools = [TOOL, ToolInfo(name="add", description="Add one.", parameters=ToolParams())]
+    history = _conversation()
+    assert meter.parts(history, tools) == tokens.prompt_parts(history, tools)
+    # the conversation grows: new messages are measured, the old ones remembered
+    latest = ChatMessageAssistant(content="next", tool_calls=[_call(2, 7)])
+    history.append(latest)
+    assert meter.parts(history, tools) == tokens.prompt_parts(history, tools)
+    # another tool list (new objects, same length): its schemas are measured afresh
+    other = [TOOL, ToolInfo(name="delete", description="Delete one item.", parameters=ToolParams())]
+    assert meter.parts(history, other) == tokens.prompt_parts(history, other)
+    assert meter.parts(history, tools[:1]) == tokens.prompt_parts(history, tools[:1])
+    # a message's calls replaced: billed as they are now, not as they were
+    latest.tool_calls = [_call(3, 40)]
+    assert meter.parts(history, tools) == tokens.prompt_parts(history, tools)
+    # an equal message that is another object, and a shorter history (compaction)
+    history[1] = history[1].model_copy()
+    assert meter.parts(history, tools) == tokens.prompt_parts(history, tools)
+    assert meter.parts(history[:1], tools) == tokens.prompt_parts(history[:1], tools)
+    assert meter.parts([], []) == tokens.prompt_parts([], [])
+
+
+def test_the_meter_encodes_each_call_and_schema_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    encoded: list[int] = []
+    dumped: list[str] = []
+    calls_text, part_texts = tokens._calls_text, tokens.part_texts
+
+    def counted_calls(calls: list[ToolCall]) -> str:
+        encoded.append(len(calls))
+        return calls_text(calls)
+
+    def counted_parts(input: list[ChatMessage], tools: list[ToolInfo]) -> tuple[str, str, str]:
+        dumped.extend(t.name for t in tools)
+        return part_texts(input, tools)
+
+    monkeypatch.setattr(tokens, "_calls_text", counted_calls)
+    monkeypatch.setattr(tokens, "part_texts", counted_parts)
+    meter = tokens.PromptMeter()
+    history = _conversation()
+    for turn in range(5):
+        history.append(ChatMessageAssistant(content="", tool_calls=[_call(turn, 3)]))
+        meter.parts(history, [TOOL])
+    assert encoded == [1] * 6  # six assistant messages, each encoded once
+    assert dumped == ["todo"]  # the tool list, measured on the first turn only
