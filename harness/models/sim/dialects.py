@@ -105,7 +105,11 @@ def seed_view(messages: list[ChatMessage], sent: dict[str, Call]) -> list[ChatMe
     """The conversation with the agent's own product calls and their answers in the seed's terms."""
     out: list[ChatMessage] = []
     for message in messages:
-        if isinstance(message, ChatMessageAssistant) and message.tool_calls:
+        if (
+            isinstance(message, ChatMessageAssistant)
+            and message.tool_calls
+            and any(c.id in sent for c in message.tool_calls)
+        ):
             calls = [
                 ToolCall(id=c.id, function=sent[c.id][0], arguments=sent[c.id][1], type="function")
                 if c.id in sent
