@@ -146,6 +146,7 @@ class _Loop:
         self.deployed: HeuristicTracker | None = None
         self.user = UserScript(list(scenario.user_turns))
         self.called: set[str] = set()  # tools that have succeeded, for `when: tool_called`
+        self._system: ChatMessageSystem | None = None
         episode.on_tick = self._ticked
 
     @property
@@ -163,11 +164,16 @@ class _Loop:
         )
 
     def system_message(self) -> ChatMessageSystem:
+        """The system prompt, with the rendered list for L4: the same message while its text is
+        unchanged, as a bare inspect loop keeps it (a new message every turn cost a build, an id
+        and inspect's snapshot copy per turn, ~40 us)."""
         text = prompts.SYSTEM
         if self.variant.inject:
             rendered = render(self.episode.store.items)
             text += "\n\n" + prompts.INJECTED_LIST.format(rendered=rendered)
-        return ChatMessageSystem(content=text)
+        if self._system is None or self._system.content != text:
+            self._system = ChatMessageSystem(content=text)
+        return self._system
 
     async def run(self) -> None:
         """The turns of the episode (see the class docstring)."""

@@ -48,9 +48,12 @@ def scores(sample: EvalSample) -> dict[str, float]:
 
 def test_injection_reaches_every_model_call(tmp_path: Path) -> None:
     systems: list[str] = []
+    ids: list[str | None] = []
 
     def script(messages: list[ChatMessage], tools: list[ToolInfo]) -> ModelOutput:
-        systems.append(next(m.text for m in messages if isinstance(m, ChatMessageSystem)))
+        system = next(m for m in messages if isinstance(m, ChatMessageSystem))
+        systems.append(system.text)
+        ids.append(system.id)
         step = turns_so_far(messages)
         if step == 0:
             return turn(*plan_call(tools))
@@ -64,6 +67,7 @@ def test_injection_reaches_every_model_call(tmp_path: Path) -> None:
     assert "[>] #1: List" not in systems[0]
     assert "[ ] #1: List the workspace files\n[ ] #2: Create the Excel workbook" in systems[1]
     assert "[x] #1: List the workspace files" in systems[2]
+    assert len(set(ids)) == 3  # a changed list is a new system message
 
     plain: list[str] = []
 
@@ -72,8 +76,11 @@ def test_injection_reaches_every_model_call(tmp_path: Path) -> None:
         return script(messages, tools)
 
     systems.clear()
+    ids.clear()
     run(script_l3, tmp_path, variant="L3-granular")
     assert all("Current todo list" not in text for text in plain)
+    # an unchanged prompt stays one message, as inspect's own loop keeps it
+    assert len(ids) == 3 and len(set(ids)) == 1
 
 
 def test_reminder_after_three_turns_without_todo_calls(tmp_path: Path) -> None:
