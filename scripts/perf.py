@@ -31,11 +31,9 @@ from typing import Any, TypeVar
 from scipy.stats import linregress
 from tabulate import tabulate
 
-from harness.progress import RunProgress
+from harness.results.summary import Summary
 from harness.run.benchmark import Timing
-from harness.run.runner import RunPlan, run
 from harness.todo import LEVELS
-from harness.todo.variants import parse_variants
 
 OPS = 20_000
 T = TypeVar("T")
@@ -59,22 +57,17 @@ def store_ops_per_second(level: str) -> float:
 
 
 def bench_seconds(workers: int, root: Path) -> tuple[float, int]:
-    variants = parse_variants("headline")
-    plan = RunPlan(
-        model="sim/sloppy",
-        model_args={"seed": 0},
-        variants=variants,
-        scenarios="all",
-        scenario_dir=None,
-        epochs=1,
-        log_root=str(root / f"w{workers}"),
-        display="none",
-        generate={},
-        retry_attempts=1,
+    """Wall seconds of `todo-bench run` on the headline suite (1 epoch) with this many workers,
+    each in its own process as a user runs it (worker processes pay their own imports), and the
+    episodes it ran, counted from its summary."""
+    out = root / f"w{workers}"
+    done = measured(
+        [sys.executable, "-m", "harness.cli", "run", "--model", "sim/sloppy", "--epochs", "1"]
+        + ["--seed", "0", "--workers", str(workers), "--display", "none"]
+        + ["--out", str(out), "--fresh"]
     )
-    started = time.perf_counter()
-    assert run(plan, workers, RunProgress(0, enabled=False))
-    return time.perf_counter() - started, len(variants) * 10
+    summary = Summary.model_validate_json((out / "summary.json").read_text(encoding="utf-8"))
+    return done["wall"], sum(len(v.per_episode) for v in summary.variants)
 
 
 #: a command run under callgrind counts the instructions it executes: a deterministic measure
