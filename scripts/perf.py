@@ -308,8 +308,8 @@ def ratio_rows(rounds: list[dict[tuple[object, str], dict[str, Any]]]) -> list[l
             ]
             + [spread(cpus, other) for other in KINDS[1:]]
         )
-    turns = [sum(map(len, rounds[0][size, "harness"]["turns"])) for size in SIZES]
-    episodes = [len(rounds[0][size, "harness"]["turns"]) for size in SIZES]
+    turns_at = [sum(map(len, rounds[0][size, "harness"]["turns"])) for size in SIZES]
+    episodes_at = [len(rounds[0][size, "harness"]["turns"]) for size in SIZES]
 
     # what more turns cost: the slope of the runs' CPU from their first episode on (the
     # episodes, the summary, exit) over their turns, fitted per round across the run sizes; the
@@ -321,8 +321,8 @@ def ratio_rows(rounds: list[dict[tuple[object, str], dict[str, Any]]]) -> list[l
             for r in rounds
         ]
 
-    per_turn = slopes(lambda r: (r["cpu"] - r["before"]) * 1000, turns)
-    growth = slopes(lambda r: r["rss"], episodes)
+    per_turn = slopes(lambda r: (r["cpu"] - r["before"]) * 1000, turns_at)
+    growth = slopes(lambda r: r["rss"], episodes_at)
     sizes = ", ".join(map(str, SIZES))
     rows.append(
         [f"CPU per added turn (slope over {sizes} epochs)"]
@@ -392,7 +392,8 @@ def phase_rows(
     rounds: list[dict[tuple[object, str], dict[str, Any]]], extra: int
 ) -> list[list[str]]:
     """Where the CPU of each kind goes at 3 epochs, medians over the rounds, and the episodes'
-    CPU per added episode (SHORT -> LONG epochs): the start-up and per-episode parts of the gap."""
+    CPU per added episode (shortest to longest run): the start-up and per-episode parts of the
+    gap."""
     rows: list[list[str]] = []
     for label, part in PHASES:
         med = {k: statistics.median([part(r[3, k]) for r in rounds]) for k in KINDS}

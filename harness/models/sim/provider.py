@@ -170,7 +170,7 @@ class SimModel(ModelAPI):
         tools: list[ToolInfo],
         meter: tokens.PromptMeter | None = None,
     ) -> ModelOutput:
-        parts = meter.parts(input, tools) if meter else tokens.prompt_parts(input, tools)
+        parts = tokens.prompt_parts(input, tools) if meter is None else meter.parts(input, tools)
         input_tokens = tokens.prompt_tokens(parts)
         output_tokens = tokens.reply_tokens(tokens.reply_parts(message))
         return ModelOutput(
