@@ -18,6 +18,8 @@ from tests.helpers import ROOT
 pytestmark = pytest.mark.heavy
 
 SHIPPED = sorted(p.stem for p in (ROOT / "scenarios").glob("*.yaml"))
+#: synthetic sessions in each product's format (no real session is committed)
+SESSIONS = ROOT / "tests" / "fixtures" / "sessions"
 
 
 def _copy_source(dest: Path) -> Path:
@@ -66,11 +68,27 @@ def test_the_wheel_ships_the_scenarios_and_the_inspect_package(wheel: Path) -> N
     assert "todo_bench = todo_bench.todo_bench" in text
 
 
-def test_a_fresh_venv_outside_the_checkout_runs_the_installed_wheel(
-    wheel: Path, tmp_path: Path
-) -> None:
+class Installed:
+    """The wheel installed in a new venv, and a working folder outside the checkout."""
+
+    def __init__(self, venv: Path, site: Path, elsewhere: Path) -> None:
+        self.venv, self.site, self.elsewhere = venv, site, elsewhere
+        self.python = venv / "bin" / "python"
+        self.env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            args, cwd=self.elsewhere, env=self.env, capture_output=True, text=True, timeout=300
+        )
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return self.run(str(self.venv / "bin" / "todo-bench"), *args)
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Installed:
     """Dependencies come from this environment (offline), todo-bench itself only from the wheel."""
-    venv = tmp_path / "venv"
+    venv = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     site = Path(
@@ -89,9 +107,43 @@ def test_a_fresh_venv_outside_the_checkout_runs_the_installed_wheel(
         check=True,
         capture_output=True,
     )
-    elsewhere = tmp_path / "elsewhere"
+    return Installed(venv, site, tmp_path_factory.mktemp("elsewhere"))
+
+
+def test_the_installed_commands_run_outside_the_checkout(installed: Installed) -> None:
+    """`todo-bench run` and the commands a user runs on its folder, from the wheel alone."""
+    ran = installed.cli(
+        "run", "--scenarios", "excel_export", "--variants", "L0-rewrite,L3-granular",
+        "--epochs", "1", "--out", "r", "--display", "none",
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "L3-granular" in ran.stdout
+    summary = json.loads((installed.elsewhere / "r" / "summary.json").read_text())
+    assert summary["complete"] and [row["episodes"] for row in summary["variants"]] == [1, 1]
+    for args in (
+        ("leaderboard", "r"),
+        ("report", "r"),
+        ("compare", "r", "r"),
+        ("scenarios", "check"),
+        ("audit", str(SESSIONS)),
+        ("replay", str(SESSIONS)),
+    ):
+        done = installed.cli(*args)
+        assert done.returncode == 0, f"{args}: {done.stdout}{done.stderr}"
+        assert "Traceback" not in done.stderr, args
+    assert (installed.elsewhere / "r" / "leaderboard.html").is_file()
+
+
+def test_a_fresh_venv_outside_the_checkout_runs_the_installed_wheel(installed: Installed) -> None:
+    python, venv, site, tmp_path = (
+        installed.python,
+        installed.venv,
+        installed.site,
+        installed.elsewhere,
+    )
+    elsewhere = tmp_path / "inspect"
     elsewhere.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+    env = installed.env
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from harness import PACKAGE_DIR
 from harness.episode import prompts
 from harness.episode.gate.heuristic import load_table
 from harness.episode.loop import todo_agent
@@ -37,16 +36,15 @@ def scenario_samples(scenarios: list[Scenario]) -> MemoryDataset:
     )
 
 
-EVAL_FILE = PACKAGE_DIR.parent / "evals" / "todo_bench.py"
+#: the installed inspect package (`evals/` in a checkout, mapped by pyproject.toml)
+EVAL_MODULE = "todo_bench.todo_bench"
 
 
 def eval_entry() -> Callable[..., Task]:
-    """The @task function of evals/todo_bench.py, so runs are identical to `inspect eval`."""
-    spec = importlib.util.spec_from_file_location("todo_bench_eval", EVAL_FILE)
-    if spec is None or spec.loader is None:
-        raise RuntimeError(f"cannot load {EVAL_FILE}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    """The @task function of the `todo_bench` package, so runs are identical to `inspect eval
+    todo_bench/todo_bench`. Found by module, so it works wherever the wheel is installed (the
+    package sits above `harness`, hence the import by name rather than a static one)."""
+    module = importlib.import_module(EVAL_MODULE)
     entry: Callable[..., Task] = module.todo_bench
     return entry
 
