@@ -6,16 +6,19 @@ number of workers; workers are processes because the agent loop is CPU-bound Pyt
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
 import queue as queues
+import signal
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from multiprocessing.queues import Queue
+from types import FrameType
 from typing import Any
 
 from pydantic import BaseModel
@@ -73,7 +76,7 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
     quiet = display == "none"
     task = eval_entry()(**task_args)
     heap.settle()  # in a worker process, its imports are done here (once per process)
-    with _without_provider_state(plan.model), _quiet_console(quiet):
+    with _without_provider_state(plan.model), _quiet_console(quiet), _prompt_interrupts():
         success, _ = eval_set(
             [task],
             log_dir=log_dir_for(plan, variant),
@@ -89,6 +92,26 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
             **plan.generate,
         )
     return bool(success)
+
+
+@contextmanager
+def _prompt_interrupts() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt at once during an eval. Under Python's own handler
+    asyncio's runner takes SIGINT over and only cancels the eval's main task, which inspect
+    let run on (the first Ctrl-C of a one-process run was ignored); a handler of our own keeps
+    it out. What a cut-off variant had done is run again on resume; finished variants stay."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 @contextmanager
@@ -161,26 +184,62 @@ def run(plan: RunPlan, workers: int, display: RunProgress) -> bool:
     shares = [plan.variants[i::workers] for i in range(workers)]
     context = multiprocessing.get_context("spawn")
     ticks: Queue[int] = context.Queue()
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
         initializer=_worker_init,
         initargs=(ticks, os.getpid()),
-    ) as pool:
-        futures = [
-            pool.submit(_run_share, plan, share, first if i == 0 else "none")
-            for i, share in enumerate(shares)
-        ]
+    )
+    futures = [
+        pool.submit(_run_share, plan, share, first if i == 0 else "none")
+        for i, share in enumerate(shares)
+    ]
+    try:
         pending = set(futures)
         while pending:
             _, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
             _drain(ticks, display)
         _drain(ticks, display)
+        pool.shutdown(wait=True)
         return all(all(f.result()) for f in futures)
+    except KeyboardInterrupt:
+        _interrupt(pool, futures)
+        raise
+    finally:
+        # never `shutdown(wait=True)` after an interrupt: the pool's manager thread can wait
+        # on workers that will not answer, and the run hung at 0% CPU (two Ctrl-C)
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+#: seconds the workers get after a Ctrl-C to close their logs (a resumed run reuses the
+#: episodes a closed log holds; a killed worker's unfinished variant is simply run again)
+GRACE = 3.0
+
+
+def _interrupt(pool: ProcessPoolExecutor, futures: list[Future[list[bool]]]) -> None:
+    """Stop every worker within GRACE seconds of a Ctrl-C, at once on a second one."""
+    processes = list(getattr(pool, "_processes", {}).values())  # the pool keeps no public list
+    try:
+        wait(futures, timeout=GRACE)
+    except KeyboardInterrupt:
+        pass  # the second Ctrl-C: no more waiting
+    finally:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a third one cannot cut this
+        try:
+            for process in processes:
+                if process.is_alive():
+                    process.kill()
+            for process in processes:
+                process.join(timeout=1)
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _worker_init(ticks: Queue[int], parent: int) -> None:
     gc.disable()  # a worker's imports come next; `run_variant` settles the collector
+    # an idle worker ignores Ctrl-C (the driver ends the workers), so the pool's queue prints
+    # no traceback; during an eval `_prompt_interrupts` stops it at once
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     progress.attach_queue(ticks)
     threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
 

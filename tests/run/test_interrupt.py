@@ -86,3 +86,63 @@ def test_worker_count_and_max_samples_do_not_change_the_summary(
 ) -> None:
     run(tmp_path / "a", "--workers", "2", "--max-samples", "1")
     assert (tmp_path / "a" / "summary.json").read_bytes() == reference
+
+
+#: long enough to be interrupted mid-run (72 episodes)
+LONG = ["--variants", "L0-rewrite,L3-granular,L4-inject", "--epochs", "2", "--seed", "5"]
+LONG += ["--display", "none"]
+
+
+def long_command(out: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "harness.cli", "run", *LONG, "--out", str(out), *extra]
+
+
+@pytest.fixture(scope="module")
+def long_reference(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    out = tmp_path_factory.mktemp("long") / "run"
+    done = subprocess.run(long_command(out), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return (out / "summary.json").read_bytes()
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("presses", [1, 2], ids=["one-ctrl-c", "two-ctrl-c"])
+def test_ctrl_c_ends_the_run_within_seconds_and_it_resumes(
+    long_reference: bytes, tmp_path: Path, workers: str, presses: int
+) -> None:
+    """A terminal's Ctrl-C reaches the whole process group; once or twice (a second press one
+    second later, as an impatient user does), the run ends in 5 s with exit 130, prints no
+    traceback, leaves no process behind, and the rerun gives the uninterrupted summary."""
+    out = tmp_path / "run"
+    process = subprocess.Popen(
+        long_command(out, "--workers", workers),
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not (out / "logs" / "L0-rewrite").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)  # episodes under way
+    assert process.poll() is None, "the run ended before it could be interrupted"
+    pressed = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)
+    if presses == 2:
+        time.sleep(1.0)
+        os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    took = time.monotonic() - pressed
+    assert process.returncode == 130, err[-2000:]
+    assert took <= 5.0, f"{took:.1f} s to stop"
+    assert "Traceback" not in err, err[-3000:]
+    assert "rerun the same command to resume" in err
+    deadline = time.monotonic() + 5
+    while members(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert members(process.pid) == [], "worker processes outlived the run"
+    resumed = subprocess.run(
+        long_command(out, "--workers", workers), capture_output=True, text=True, timeout=600
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert (out / "summary.json").read_bytes() == long_reference
