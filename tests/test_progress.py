@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,20 @@ def test_no_eta_until_there_is_a_pace_and_start_up_is_no_pace(
     clock[0] += 10
     bar.advance()  # one episode in 10 s; 58 left
     assert bar.eta() == "ETA 580 s" and bar.line().endswith("ETA 580 s")
+
+
+def test_silence_past_the_limit_stops_the_run_and_replies_keep_it_going(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    display = RunProgress(4, enabled=True, silence_limit=1.5, waiting_for="m")
+    with pytest.raises(KeyboardInterrupt), display:
+        time.sleep(5)  # interrupted by the watcher
+    assert display.silenced is not None and "m answered nothing for" in display.silenced
+    assert "no reply from m for" in capsys.readouterr().err
+
+    alive = RunProgress(4, enabled=True, silence_limit=1.5, waiting_for="m")
+    with alive:
+        for _ in range(15):  # a reply every 0.2 s for 3 s: twice the limit
+            time.sleep(0.2)
+            alive.advance(0)
+    assert alive.silenced is None and alive.done == 0

@@ -99,8 +99,15 @@ def add(sub: Commands) -> None:
     run.add_argument(
         "--timeout",
         type=positive,
+        default=180,
+        help="seconds any one model request may take, each retry included (180)",
+    )
+    run.add_argument(
+        "--silence-limit",
+        type=positive,
         default=300,
-        help="seconds any one model request may take, each retry included (300)",
+        help="stop the run when the model has answered nothing for this many seconds (300; "
+        "a line says so every minute of silence); a rerun resumes",
     )
     run.add_argument(
         "--max-tokens",

@@ -50,6 +50,7 @@ from harness.episode.record import RECOVERED, EpisodeRecord, scenario_of
 from harness.episode.tools import Episode, todo_tools, workspace_tools
 from harness.episode.user_turns import UserScript, apply
 from harness.episode.workspace import Workspace
+from harness.progress import model_replied
 from harness.suite.scenario import Scenario, UserTurn
 from harness.todo import render
 from harness.todo.base import MAX_ITEMS
@@ -196,6 +197,7 @@ class _Loop:
             self.episode.turn = turn
             self.ledger.turns = turn
             output = await model.generate([self.system_message(), *self.history], self.tool_infos)
+            model_replied()
             self._log_tools_once(turn)
             message = output.message
             self.history.append(message)

@@ -65,7 +65,10 @@ class BenchmarkPlan(BaseModel):
     design: list[str] = Field(default_factory=list)
     heuristic_rules: str | None = None
     max_retries: int = 3
-    timeout: int = 300
+    #: seconds one model request may take, each retry included
+    timeout: int = 180
+    #: seconds the model may answer nothing before the run stops (None: never; sim: unused)
+    silence_limit: int | None = 300
     max_tokens: int = 1024
     max_turns: int | None = None
     retry_attempts: int = 2
@@ -417,9 +420,24 @@ def _run_claimed(
         success = _run_shards(plan, run_plan, run_dir, total, say)
     else:
         with RunProgress(
-            total, runner.completed_episodes(run_plan), enabled=plan.display == runner.OWN_DISPLAY
+            total,
+            runner.completed_episodes(run_plan),
+            enabled=plan.display == runner.OWN_DISPLAY,
+            silence_limit=None if is_sim else plan.silence_limit,
+            waiting_for=model,
         ) as display:
-            success = runner.run(run_plan, plan.workers, display)
+            try:
+                success = runner.run(run_plan, plan.workers, display)
+            except KeyboardInterrupt:
+                if display.silenced is None:
+                    raise  # the user's Ctrl-C
+                return BenchmarkResult(
+                    run_dir=run_dir,
+                    summary=None,
+                    complete=False,
+                    elapsed=time.monotonic() - started,
+                    problems=[display.silenced],
+                )
     elapsed = time.monotonic() - started
     cpu_episodes = _cpu()
     results, problems = read_run(log_dir, warn=say)

@@ -6,7 +6,6 @@ number of workers; workers are processes because the agent loop is CPU-bound Pyt
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import multiprocessing
 import os

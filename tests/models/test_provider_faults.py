@@ -113,3 +113,33 @@ def test_a_provider_fault_ends_in_bounded_time_with_its_cause(
     (line,) = [x for x in err.splitlines() if x.startswith("todo-bench: L3-granular: log error")]
     assert meaning in line, line
     assert "Traceback" not in err
+
+
+def test_a_silent_server_stops_the_run_at_the_silence_limit_saying_so_while_waiting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A request that may wait longer than the run may stay silent: the silence limit ends it
+    (with inspect's eval-set retries too), after lines that say what it is waiting for."""
+    for url in _silent():
+        monkeypatch.setenv("LOCAL_BASE_URL", url)
+        monkeypatch.setenv("LOCAL_API_KEY", "x")
+        started = time.monotonic()
+        code = main(
+            ["run", "--model", "openai-api/local/silent-limit", "--variants", "L3-granular"]
+            + ["--scenarios", "main_and_test", "--epochs", "1", "--timeout", "120"]
+            + ["--silence-limit", "6", "--out", str(tmp_path / "r"), "--display", "none"]
+        )
+        elapsed = time.monotonic() - started
+    assert code == 1
+    assert elapsed < 6 + 15, elapsed
+    err = capsys.readouterr().err
+    assert "no reply from openai-api/local/silent-limit for 2 s" in err, err
+    assert "openai-api/local/silent-limit answered nothing for 6 s (--silence-limit 6)" in err, err
+    assert "Traceback" not in err
+
+
+def test_the_defaults_bound_a_silent_provider() -> None:
+    from harness.cli import build_parser
+
+    args = build_parser().parse_args(["run", "--model", "openai-api/local/m"])
+    assert args.timeout <= 180 and args.silence_limit <= 300
