@@ -11,11 +11,40 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem  # type: ignore[import-untyped]
+
+
+class StoreError(OSError):
+    """An object store that failed to answer (endpoint gone, connection cut, credentials
+    refused), as one line naming the location and the cause. An OSError, so code that already
+    tolerates a failed write (the lease's renewal) tolerates this too; a plain message, so it
+    crosses from a worker process to the driver as it is."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "the object store failed"
+
+
+def store_error(location: str | Path, cause: BaseException) -> StoreError:
+    detail = (str(cause).strip().splitlines() or [""])[0][:200]
+    return StoreError(f"{location}: the object store failed ({type(cause).__name__}: {detail})")
+
+
+@contextmanager
+def _remote(location: str | Path) -> Iterator[None]:
+    """Every fault of a remote operation is a StoreError, except a missing object, which
+    callers ask about (FileNotFoundError)."""
+    try:
+        yield
+    except (FileNotFoundError, StoreError):
+        raise
+    except Exception as error:
+        raise store_error(location, error) from error
 
 
 def is_url(location: str | Path) -> bool:
@@ -47,26 +76,34 @@ def filesystem(location: str) -> tuple[AbstractFileSystem, str]:
 def exists(location: str | Path) -> bool:
     if not is_url(location):
         return Path(location).exists()
-    fs, path = filesystem(str(location))
-    fs.invalidate_cache(path)  # another process (a worker, a second driver) may have written it
-    return bool(fs.exists(path))
+    with _remote(location):
+        fs, path = filesystem(str(location))
+        fs.invalidate_cache(path)  # another process (a worker, a second driver) may have written it
+        return bool(fs.exists(path))
 
 
 def is_file(location: str | Path) -> bool:
     if not is_url(location):
         return Path(location).is_file()
-    fs, path = filesystem(str(location))
-    fs.invalidate_cache(path)
-    return bool(fs.isfile(path))
+    with _remote(location):
+        fs, path = filesystem(str(location))
+        fs.invalidate_cache(path)
+        return bool(fs.isfile(path))
 
 
 def read_text(location: str | Path) -> str:
     """The file's text; FileNotFoundError when there is none."""
+    return read_bytes(location).decode("utf-8")
+
+
+def read_bytes(location: str | Path) -> bytes:
+    """The file's bytes; FileNotFoundError when there is none."""
     if not is_url(location):
-        return Path(location).read_text(encoding="utf-8")
-    fs, path = filesystem(str(location))
-    data: bytes = fs.cat_file(path)
-    return data.decode("utf-8")
+        return Path(location).read_bytes()
+    with _remote(location):
+        fs, path = filesystem(str(location))
+        data: bytes = fs.cat_file(path)
+        return data
 
 
 def write_bytes(location: str | Path, data: bytes) -> None:
@@ -78,10 +115,11 @@ def write_bytes(location: str | Path, data: bytes) -> None:
         temporary.write_bytes(data)
         os.replace(temporary, target)
         return
-    fs, path = filesystem(str(location))
-    part = f"{path}.{uuid.uuid4().hex[:8]}.part"
-    fs.pipe_file(part, data)
-    fs.mv(part, path)
+    with _remote(location):
+        fs, path = filesystem(str(location))
+        part = f"{path}.{uuid.uuid4().hex[:8]}.part"
+        fs.pipe_file(part, data)
+        fs.mv(part, path)
 
 
 def write_text(location: str | Path, text: str) -> None:
@@ -105,9 +143,10 @@ def remove_tree(location: str | Path) -> None:
         elif local.exists() or local.is_symlink():
             local.unlink()
         return
-    fs, path = filesystem(str(location))
-    if fs.exists(path):
-        fs.rm(path, recursive=True)
+    with _remote(location):
+        fs, path = filesystem(str(location))
+        if fs.exists(path):
+            fs.rm(path, recursive=True)
 
 
 def children(location: str | Path) -> list[str]:
@@ -115,11 +154,24 @@ def children(location: str | Path) -> list[str]:
     if not is_url(location):
         folder = Path(location)
         return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
-    fs, path = filesystem(str(location))
-    fs.invalidate_cache(path)
-    if not fs.exists(path):
-        return []
-    return sorted(str(entry).rstrip("/").rsplit("/", 1)[-1] for entry in fs.ls(path, detail=False))
+    with _remote(location):
+        fs, path = filesystem(str(location))
+        fs.invalidate_cache(path)
+        if not fs.exists(path):
+            return []
+        return sorted(
+            str(entry).rstrip("/").rsplit("/", 1)[-1] for entry in fs.ls(path, detail=False)
+        )
+
+
+def rename(source: str | Path, target: str | Path) -> None:
+    """Move a file to another name in the same store."""
+    if not is_url(source):
+        os.replace(source, target)
+        return
+    with _remote(source):
+        fs, path = filesystem(str(source))
+        fs.mv(path, filesystem(str(target))[1])
 
 
 def make_dirs(location: str | Path) -> None:

@@ -12,6 +12,7 @@ from harness.cli.args import Parser
 from harness.models.sim.profiles import ProfileError
 from harness.results.provenance import project_version
 from harness.run.benchmark import UsageError
+from harness.storage import StoreError
 from harness.suite.scenario import ScenarioError
 
 #: the command groups, in the order `--help` lists them
@@ -43,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ScenarioError, ProfileError, ValueError) as error:
         print(f"todo-bench: error: {error}", file=sys.stderr)
         return 2
+    except StoreError as error:
+        print(f"todo-bench: {error}; rerun the same command to resume", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("todo-bench: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130

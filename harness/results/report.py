@@ -7,13 +7,16 @@ complete, so a partial or stale run is never published as a whole one.
 
 from __future__ import annotations
 
+import io
 import sys
+import zipfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log, read_eval_log_sample_summaries
 
+from harness import storage
 from harness.metrics import CORRUPTION_COUNTS, METRICS
 from harness.results.stats import clustered, pass_hat_k
 from harness.results.summary import (
@@ -84,6 +87,25 @@ def cause(message: str) -> str:
     return (lines[-1] if lines else message)[:200]
 
 
+def damage(name: str) -> str | None:
+    """What is wrong with a log's bytes, or None. An `.eval` log is a zip: every member's
+    checksum is checked (a damaged sample too, which a summary does not read), then the two
+    parts a summary reads (header and sample summaries) are parsed."""
+    try:
+        if name.endswith(".eval"):
+            with zipfile.ZipFile(io.BytesIO(storage.read_bytes(name))) as archive:
+                bad = archive.testzip()
+            if bad is not None:
+                return f"its part {bad} is damaged"
+        read_eval_log(name, header_only=True)
+        read_eval_log_sample_summaries(name)
+    except storage.StoreError:
+        raise  # the store, not the log
+    except Exception as error:  # inspect and zipfile raise several kinds for a damaged file
+        return cause(str(error)) or type(error).__name__
+    return None
+
+
 def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
@@ -98,11 +120,11 @@ def read_run(
     newest: dict[tuple[str, str], tuple[EvalLog, str]] = {}
     failed: dict[str, str] = {}
     for info in list_eval_logs(str(log_dir), recursive=True):
-        try:
-            header = read_eval_log(info.name, header_only=True)
-        except Exception as error:  # inspect raises several kinds for a damaged file
-            warn(f"todo-bench: ignored unreadable log {info.name} ({cause(str(error))})")
+        problem = damage(info.name)
+        if problem is not None:
+            warn(f"todo-bench: ignored unreadable log {info.name} ({problem})")
             continue
+        header = read_eval_log(info.name, header_only=True)
         key = str((header.eval.metadata or {}).get("variant", header.eval.task_id))
         if header.status != "success":
             message = header.error.message if header.error else header.status

@@ -351,6 +351,15 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         return _run_claimed(
             plan, run_dir, model, model_args, variants, scenario_ids, price, origin, is_sim, say
         )
+    except Exception as error:
+        # inspect's own log writes and reads fail with the store's library's errors: when the
+        # store does not answer, that is the cause the user gets, in one line
+        if storage.is_url(run_dir) and not isinstance(error, storage.StoreError):
+            try:
+                storage.exists(run_dir)
+            except storage.StoreError as fault:
+                raise fault from error
+        raise
     finally:
         lease.release()
 
@@ -503,7 +512,7 @@ def _run_shards(
     done = 0
     todo = []
     for shard in shards:
-        episodes = done_episodes(run_plan, shard)
+        episodes = done_episodes(run_plan, shard, say)
         if episodes:
             records[shard.id].status = "done"
             done += episodes

@@ -13,15 +13,21 @@ successful log of all its episodes.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from harness import storage
+from harness.results.report import damage
 from harness.run.runner import RunPlan, run_variant
 from harness.todo.variants import Variant
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
 
 
 class Shard(BaseModel):
@@ -69,8 +75,8 @@ def shard_folder(plan: RunPlan, shard: Shard) -> str:
     return storage.join(plan.log_root, shard.variant.label, f"shard-{shard.index:03d}")
 
 
-def done_episodes(plan: RunPlan, shard: Shard) -> int:
-    """The shard's episodes if the store holds a successful log of all of them, else 0."""
+def done_episodes(plan: RunPlan, shard: Shard, warn: Callable[[str], None] = _stderr) -> int:
+    """The shard's episodes if the store holds a whole, successful log of all of them, else 0."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     folder = shard_folder(plan, shard)
@@ -78,10 +84,18 @@ def done_episodes(plan: RunPlan, shard: Shard) -> int:
         return 0
     wanted = len(shard.scenarios) * plan.epochs
     for info in list_eval_logs(folder, recursive=False):
-        try:
-            header = read_eval_log(info, header_only=True)
-        except Exception:  # a corrupt object is not a result; the summary's reader warns
+        problem = damage(info.name)
+        if problem is not None:
+            # not a result: kept aside under a name that says so (and that no reader lists),
+            # so the shard runs again and the rerun heals the run
+            aside = f"{info.name}.damaged"
+            storage.rename(info.name, aside)
+            warn(
+                f"todo-bench: damaged log {info.name} ({problem}); kept as {aside}, "
+                "its shard runs again"
+            )
             continue
+        header = read_eval_log(info, header_only=True)
         results = header.results
         if header.status == "success" and results and results.completed_samples >= wanted:
             return wanted

@@ -3,6 +3,7 @@ shard logs equal to the one-process run's, with nothing counted twice and damage
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -88,9 +89,69 @@ def test_a_damaged_log_is_skipped_with_a_warning(
         again, problems = read_run(sharded.log_root, warn=warnings.append)
         assert [w for w in warnings if "ignored unreadable log" in w and "damaged" in w]
         assert again == good and problems == []
-        assert done_episodes(sharded, shards[0]) == 4  # the whole log still counts
+        assert done_episodes(sharded, shards[0], warnings.append) == 4  # the whole log counts
+        assert not damaged.exists() and damaged.with_name(damaged.name + ".damaged").exists()
     finally:
-        damaged.unlink()
+        damaged.unlink(missing_ok=True)
+        damaged.with_name(damaged.name + ".damaged").unlink(missing_ok=True)
+
+
+def _rewritten(log: Path, target: Path, member: str, data: bytes) -> None:
+    """A copy of a log with one part replaced (every checksum right: only its content is bad)."""
+    with zipfile.ZipFile(log) as source, zipfile.ZipFile(target, "w") as copy:
+        for info in source.infolist():
+            body = data if info.filename == member else source.read(info.filename)
+            copy.writestr(info.filename, body, compress_type=zipfile.ZIP_DEFLATED)
+
+
+def _flipped(log: Path, target: Path, member: str) -> None:
+    """A copy of a log with a byte of one part's stored data changed (its checksum fails)."""
+    raw = bytearray(log.read_bytes())
+    with zipfile.ZipFile(log) as archive:
+        info = archive.getinfo(member)
+    # the local header: 30 bytes, then the name and the extra field, then the data
+    name_length = int.from_bytes(raw[info.header_offset + 26 : info.header_offset + 28], "little")
+    extra_length = int.from_bytes(raw[info.header_offset + 28 : info.header_offset + 30], "little")
+    start = info.header_offset + 30 + name_length + extra_length
+    raw[start + info.compress_size // 2] ^= 0xFF
+    target.write_bytes(bytes(raw))
+
+
+def test_a_shard_log_with_damaged_summaries_runs_again_and_is_kept_aside(
+    runs: tuple[RunPlan, list[Shard], Path], tmp_path: Path
+) -> None:
+    """Its header is whole and says success, but the part a summary reads is not: the shard is
+    not done (a rerun heals the run), and the object is kept under a name that says so."""
+    sharded, shards, _ = runs
+    copy = plan(tmp_path)
+    folder = Path(shard_folder(copy, shards[0]))
+    folder.mkdir(parents=True)
+    (log,) = Path(shard_folder(sharded, shards[0])).glob("*.eval")
+    _rewritten(log, folder / log.name, "summaries.json", b"{not json")
+    warnings: list[str] = []
+    assert done_episodes(copy, shards[0], warnings.append) == 0
+    (line,) = warnings
+    assert "damaged log" in line and "its shard runs again" in line
+    assert [p.name for p in folder.iterdir()] == [f"{log.name}.damaged"]
+    run_shard(copy, shards[0])  # the rerun
+    assert done_episodes(copy, shards[0], warnings.append) == 4
+
+
+def test_a_log_with_one_damaged_sample_is_reported(
+    runs: tuple[RunPlan, list[Shard], Path], tmp_path: Path
+) -> None:
+    sharded, shards, _ = runs
+    copy = plan(tmp_path)
+    folder = Path(shard_folder(copy, shards[0]))
+    folder.mkdir(parents=True)
+    (log,) = Path(shard_folder(sharded, shards[0])).glob("*.eval")
+    sample = next(n for n in zipfile.ZipFile(log).namelist() if n.startswith("samples/"))
+    _flipped(log, folder / log.name, sample)
+    warnings: list[str] = []
+    read_run(copy.log_root, warn=warnings.append)
+    (line,) = warnings
+    assert "ignored unreadable log" in line and sample in line
+    assert done_episodes(copy, shards[0], warnings.append) == 0
 
 
 def test_a_missing_shard_shows_as_missing_episodes(
