@@ -1,9 +1,10 @@
 """todo-bench: how LLM agents corrupt their own task lists, measured from state.
 
-The package is grouped into wings (see docs/extending.md): `suite` (scenarios), `todo` (designs),
-`episode` (the agent loop and its gate), `scoring`, `models` (the simulated agent, providers),
-`results` (the published summary and its renderings), `run` (tasks, runner, `run_benchmark`),
-`audit` (real sessions) and `cli`.
+The package is grouped into wings (the README's "Layout" is the map) over a ground floor of
+single modules (metrics, matcher, paths, progress, storage, versions): `suite` (scenarios),
+`todo` (designs), `episode` (the agent loop and its gate), `scoring`, `models` (the simulated
+agent, providers), `audit` (real sessions), `results` (the published summary and its
+renderings), `run` (tasks, runner, `run_benchmark`) and `cli`.
 """
 
 from pathlib import Path

@@ -1,6 +1,6 @@
 """Every metric, declared once: the scorer's output keys, the leaderboard columns, the CSV and
-JSON fields, what `compare` watches and which way is better, and the README's metric reference
-all come from this table (`tests/test_metrics.py` fails when one of them does not).
+JSON fields, what `compare` watches and which way is better all come from this table, and
+docs/metrics.md names every metric in it (`tests/test_metrics.py` fails when one of them does not).
 
 To add a metric: one `Metric(...)` line here (in the order the scorer reports it), and its
 detector in `harness/scoring/scorer.py` (`detect` fills `Counts.values[name]`).

@@ -130,7 +130,7 @@ def variant_order(name: str) -> tuple[int, str]:
 
 
 class TaskResult(BaseModel):
-    """The scored episodes of one variant's eval log."""
+    """The scored episodes of one variant (from its eval log, or its shards' logs)."""
 
     variant: str
     model: str

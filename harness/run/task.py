@@ -62,7 +62,8 @@ def build_task(
     """Run every selected scenario under one todo design.
 
     Args:
-        variant: L0-rewrite, L1-textlock, L2-whitelist, L3-granular, L4-inject (optionally +gate).
+        variant: L0-rewrite ... L4-inject, a product design or a registered one, with its
+            switches (+inject, +gate, +heuristic, +uncapped, ...; `harness/todo/variants.py`).
         inject: Inject the current list into every prompt (what L4 adds to L3).
         gate: Refuse the agent's "done" until every subtask is ticked.
         scenarios: Comma-separated scenario ids or tags, or "all".

@@ -1,4 +1,5 @@
-"""Variant names: a todo level plus the `inject` and `gate` switches."""
+"""Variant names: a todo design plus its switches (`inject`, `gate`, `heuristic`, `planner`,
+`completion-loop`, `loop-controller`, `uncapped`), and the named sets of variants."""
 
 from __future__ import annotations
 

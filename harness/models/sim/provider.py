@@ -35,7 +35,7 @@ _DEFAULT_CONFIG = GenerateConfig()
 
 
 class SimModel(ModelAPI):
-    """A scripted, competent agent with calibrated fallibility (see DESIGN.md §7)."""
+    """A scripted, competent agent with calibrated fallibility (docs/simulated-agent.md)."""
 
     #: it never changes the tool schemas it is given, so the agent loop lets inspect share
     #: them across calls instead of deep-copying them on every call
