@@ -27,7 +27,8 @@ WINGS = (
     "cli",
 )
 GROUND = {
-    "metrics", "matcher", "paths", "progress", "storage", "versions", "_face", "PACKAGE_DIR"
+    "metrics", "matcher", "paths", "progress", "storage", "versions", "errors", "_face",
+    "PACKAGE_DIR",
 }  # fmt: skip
 
 

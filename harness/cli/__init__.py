@@ -9,9 +9,9 @@ import sys
 
 from harness.cli import compare, publishing, run, scenarios, sessions
 from harness.cli.args import Parser
+from harness.errors import UsageError
 from harness.models.sim.profiles import ProfileError
 from harness.results.provenance import project_version
-from harness.run.benchmark import UsageError
 from harness.storage import StoreError
 from harness.suite.scenario import ScenarioError
 

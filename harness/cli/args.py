@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import NoReturn, TypeAlias
 
 from harness import storage
+from harness.errors import UsageError
 from harness.results.summary import SCHEMA_VERSION, Summary, read_summary
-from harness.run.benchmark import UsageError
 
 
 class Parser(argparse.ArgumentParser):

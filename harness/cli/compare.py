@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from harness.cli.args import Commands, read
-from harness.run.benchmark import UsageError
+from harness.errors import UsageError
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

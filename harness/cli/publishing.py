@@ -6,8 +6,8 @@ import argparse
 
 from harness import storage
 from harness.cli.args import Commands, read, summary_path
+from harness.errors import UsageError
 from harness.results.publish import FORMATS, leaderboard
-from harness.run.benchmark import UsageError
 
 
 def cmd_rescore(args: argparse.Namespace) -> int:
@@ -45,7 +45,8 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     summary = summarize(
         results,
         seed=record.seed,
-        price=price_for(record.model),
+        # the price the run was made with (a run.json from before 2026-12-04 has none recorded)
+        price=record.price if record.priced else price_for(record.model),
         provenance=origin,
         problems=problems,
         expected=record.variants,

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from harness.cli.args import Commands
-from harness.run.benchmark import UsageError
+from harness.errors import UsageError
 from harness.suite.scenario import (
     SCENARIO_DIR,
     Scenario,

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 from harness._face import lazy
 
 if TYPE_CHECKING:
-    from harness.run.benchmark import BenchmarkPlan, BenchmarkResult, UsageError, run_benchmark
+    from harness.errors import UsageError
+    from harness.run.benchmark import BenchmarkPlan, BenchmarkResult, run_benchmark
     from harness.run.task import build_task
 
 __getattr__ = lazy(
@@ -14,7 +15,7 @@ __getattr__ = lazy(
     {
         "BenchmarkPlan": "harness.run.benchmark",
         "BenchmarkResult": "harness.run.benchmark",
-        "UsageError": "harness.run.benchmark",
+        "UsageError": "harness.errors",
         "run_benchmark": "harness.run.benchmark",
         "build_task": "harness.run.task",
     },

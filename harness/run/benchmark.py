@@ -23,6 +23,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness import storage
+from harness.errors import UsageError
 from harness.progress import RunProgress
 from harness.results.provenance import git_commit, provenance
 from harness.results.publish import leaderboard
@@ -140,10 +141,6 @@ def _model_args(pairs: list[str]) -> dict[str, Any]:
     return args
 
 
-class UsageError(Exception):
-    """A problem with what the user asked for; printed as one line, exit code 2."""
-
-
 def _run_id(
     model: str,
     seed: int,
@@ -213,10 +210,20 @@ class RunRecord(BaseModel):
     epochs: int
     provenance: Provenance
     git_commit: str | None = None
+    #: the price the run's cost was computed with (`--prices`), so `rescore` prices it the same;
+    #: unset in run folders made before 2026-12-04 (rescore then reads the shipped table)
+    price: Price | None = None
+    priced: bool = False
 
 
 def _claim_run_dir(
-    run_dir: str, model: str, variants: list[str], seed: int, epochs: int, origin: Provenance
+    run_dir: str,
+    model: str,
+    variants: list[str],
+    seed: int,
+    epochs: int,
+    origin: Provenance,
+    price: Price | None,
 ) -> None:
     """Write run.json, or refuse to resume into logs made with other inputs or versions."""
     record = RunRecord(
@@ -226,6 +233,8 @@ def _claim_run_dir(
         epochs=epochs,
         provenance=origin,
         git_commit=git_commit(),
+        price=price,
+        priced=True,
     )
     path = storage.join(run_dir, "run.json")
     try:
@@ -383,7 +392,7 @@ def _run_claimed(
         for name in storage.children(run_dir):
             if name != "driver.lock":
                 storage.remove_tree(storage.join(run_dir, name))
-    _claim_run_dir(run_dir, model, labels, plan.seed, plan.epochs, origin)
+    _claim_run_dir(run_dir, model, labels, plan.seed, plan.epochs, origin, price)
     log_dir = storage.join(run_dir, "logs")
     storage.make_dirs(log_dir)
     if plan.workers > 1 and len(variants) > 1 and plan.display not in (runner.OWN_DISPLAY, "none"):

@@ -140,7 +140,8 @@ def test_a_design_from_examples_runs_in_the_leaderboard(tmp_path: Path) -> None:
 def test_a_run_is_a_call_that_returns_its_summary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from harness.run.benchmark import BenchmarkPlan, Timing, UsageError, run_benchmark
+    from harness.errors import UsageError
+    from harness.run.benchmark import BenchmarkPlan, Timing, run_benchmark
 
     said: list[str] = []
     plan = BenchmarkPlan(
@@ -198,3 +199,22 @@ def test_rescore_reproduces_a_run_and_applies_a_scoring_change(
 
 def read_summary_bytes(data: bytes) -> Summary:
     return Summary.model_validate_json(data)
+
+
+def test_rescore_prices_a_run_with_the_table_it_was_made_with(tmp_path: Path) -> None:
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("sim/: {input: 3.0, output: 15.0}\n", encoding="utf-8")
+    out = tmp_path / "r"
+    assert (
+        main(
+            ["run", "--out", str(out), "--display", "none", "--epochs", "1", "--workers", "1"]
+            + ["--variants", "L3-granular", "--scenarios", "excel_export"]
+            + ["--prices", str(prices)]
+        )
+        == 0
+    )
+    made = (out / "summary.json").read_bytes()
+    cost = read_summary_bytes(made).variants[0].cost_usd
+    assert cost is not None and cost.mean > 0
+    assert main(["rescore", str(out)]) == 0
+    assert (out / "summary.json").read_bytes() == made

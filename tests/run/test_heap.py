@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.errors import UsageError
 from harness.run import heap
 
 
@@ -63,7 +64,7 @@ def test_a_run_imports_with_the_collector_off(
 
     def refused(plan: object) -> None:
         seen.append(gc.isenabled())
-        raise benchmark.UsageError("refused")
+        raise UsageError("refused")
 
     monkeypatch.setattr(benchmark, "run_benchmark", refused)
     assert main(["run", "--out", str(tmp_path / "r")]) == 2
