@@ -3,15 +3,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import resource
 import shutil
-import subprocess
-import sys
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +13,7 @@ import yaml
 
 from harness.cli import main
 from harness.suite.scenario import MAX_FILE_BYTES
-from tests.helpers import DATA, ROOT
+from tests.helpers import DATA, ROOT, todo_bench_bounded, unblocking
 
 EXPECTED: dict[str, str] = yaml.safe_load((DATA / "bad_scenarios.yaml").read_text("utf-8"))
 BROKEN = sorted((DATA / "bad_scenarios").glob("*.yaml"))
@@ -86,16 +80,8 @@ def test_validate_refuses_fifos_devices_and_folders_without_reading_them(tmp_pat
     # in a child process with bounded memory and time: before the fix, the fifo hung the
     # loader and /dev/zero was read until a MemoryError
     _special_files(tmp_path)
-    code = "import sys; from harness.cli import main; sys.exit(main(sys.argv[1:]))"
-    argv = [sys.executable, "-c", code, "scenarios", "validate", "--scenario-dir", str(tmp_path)]
-
-    def limit_memory() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-
     started = time.monotonic()
-    done = subprocess.run(
-        argv, capture_output=True, text=True, timeout=60, preexec_fn=limit_memory, cwd=ROOT
-    )
+    done = todo_bench_bounded(["scenarios", "validate", "--scenario-dir", str(tmp_path)], ROOT)
     assert time.monotonic() - started < 30
     assert done.returncode == 2, done.stderr
     lines = done.stdout.splitlines()
@@ -103,26 +89,6 @@ def test_validate_refuses_fifos_devices_and_folders_without_reading_them(tmp_pat
     for line, (name, message) in zip(lines, sorted(SPECIAL.items()), strict=True):
         assert line == f"ERR {tmp_path / name}: {message}; a scenario is a YAML file"
     assert "Traceback" not in done.stderr
-
-
-@contextlib.contextmanager
-def _unblocking(fifo: Path) -> Iterator[None]:
-    """Should a reader open the fifo (the bug), a writer comes after 2 s and closes it, so the
-    test fails on the message instead of hanging."""
-    stop = threading.Event()
-
-    def writer() -> None:
-        if not stop.wait(2):
-            with contextlib.suppress(OSError):
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-
-    thread = threading.Thread(target=writer, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
 
 
 @pytest.mark.parametrize("command", ["check", "run"])
@@ -137,7 +103,7 @@ def test_check_and_run_refuse_a_fifo_in_one_line(
         args = ["scenarios", "check", str(fifo)]
     else:
         args = ["run", "--scenario-dir", str(folder), "--out", str(tmp_path / "out")]
-    with _unblocking(fifo):
+    with unblocking(fifo):
         assert main(args) == 2
     captured = capsys.readouterr()
     line = captured.out if command == "check" else captured.err.removeprefix("todo-bench: error: ")
