@@ -4,6 +4,7 @@ summary named on the command line."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, TypeAlias
 
@@ -28,6 +29,18 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def positive_at_most(limit: int, why: str = "") -> Callable[[str], int]:
+    """A whole number from 1 to `limit` (`why`, if given, is added to the refusal)."""
+
+    def parse(text: str) -> int:
+        value = positive(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"must be at most {limit:,}{why}, got {value}")
+        return value
+
+    return parse
 
 
 def non_negative(text: str) -> int:

@@ -43,6 +43,10 @@ from harness.suite.scenario import SCENARIO_DIR, select
 from harness.todo.variants import Variant, parse_variants
 
 RESULTS = Path("results")
+#: bounds on one run's plan: beyond them a run is a typo, not a benchmark (it would only fill
+#: the memory); a larger study is several runs
+MAX_EPOCHS = 1000
+MAX_EPISODES = 100_000
 
 
 class BenchmarkPlan(BaseModel):
@@ -274,9 +278,24 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
     default). Bad input raises UsageError (or ScenarioError, ProfileError) with one line."""
     from harness.todo.registry import load as load_design
 
+    if plan.out is not None and not plan.out.strip():
+        raise UsageError(
+            "--out '': an empty path names no folder (without --out a run writes "
+            "results/runs/<run-id>)"
+        )
+    if not 1 <= plan.epochs <= MAX_EPOCHS:
+        raise UsageError(
+            f"--epochs {plan.epochs}: a run has 1 to {MAX_EPOCHS:,} epochs "
+            f"(and at most {MAX_EPISODES:,} episodes: variants x scenarios x epochs)"
+        )
     for spec in plan.design:
         load_design(spec)
     variants = parse_variants(plan.variants)
+    if not variants:
+        raise UsageError(
+            f"--variants {plan.variants!r} names no variant: give one or more, comma-separated, "
+            "or a set (headline, products, seed-stack, seed-factorial)"
+        )
     if plan.gate or plan.inject:
         variants = [
             v.model_copy(update={"gate": v.gate or plan.gate, "inject": v.inject or plan.inject})
@@ -286,6 +305,13 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
     from harness.run.scenario_check import load_verified_dir
 
     scenarios = select(load_verified_dir(Path(plan.scenario_dir)), plan.scenarios)
+    episodes = len(variants) * len(scenarios) * plan.epochs
+    if episodes > MAX_EPISODES:
+        raise UsageError(
+            f"the plan is {len(variants)} variants x {len(scenarios)} scenarios x {plan.epochs} "
+            f"epochs = {episodes:,} episodes; a run has at most {MAX_EPISODES:,} (split it into "
+            "several runs)"
+        )
     scenario_ids = ",".join(s.id for s in scenarios)
     model_args = _model_args(plan.model_arg)
     model = plan.model

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 from harness.cli import main
-from tests.helpers import ROOT, unblocking
+from tests.helpers import ROOT, todo_bench_bounded, unblocking
 
 BASELINE = ROOT / "results" / "baseline"
 
@@ -94,3 +95,69 @@ def test_a_writable_junit_path_gets_the_report_before_the_verdict(
     report = tmp_path / "junit.xml"
     assert main(["compare", str(BASELINE), str(BASELINE), "--junit", str(report)]) == 0
     assert "PASS" in capsys.readouterr().out and "<testsuite" in report.read_text("utf-8")
+
+
+# run: the plan's size
+
+
+def test_a_huge_epoch_count_is_refused_at_once_in_bounded_memory(tmp_path: Path) -> None:
+    # in a child process with 3 GB of address space: before the bound it ate memory until killed
+    args = ["run", "--epochs", "99999999999999999999", "--out", str(tmp_path / "out")]
+    started = time.monotonic()
+    done = todo_bench_bounded([*args, "--display", "none"], tmp_path)
+    assert time.monotonic() - started < 30
+    assert done.returncode == 2 and done.stdout == "", done
+    assert done.stderr.strip() == (
+        "todo-bench run: error: argument --epochs: must be at most 1,000 (a run is at most "
+        "100,000 episodes), got 99999999999999999999 (see todo-bench run --help)"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_api_bounds_epochs_and_the_plan_too(tmp_path: Path) -> None:
+    from harness.run.benchmark import BenchmarkPlan, UsageError, run_benchmark
+
+    out = str(tmp_path / "out")
+    with pytest.raises(UsageError, match=r"^--epochs 99999999999999999999: a run has 1 to 1,000"):
+        run_benchmark(BenchmarkPlan(epochs=99999999999999999999, out=out))
+    plan = BenchmarkPlan(variants="headline,products", scenarios="all", epochs=1000, out=out)
+    with pytest.raises(UsageError) as refused:
+        run_benchmark(plan)
+    assert str(refused.value) == (
+        "the plan is 10 variants x 12 scenarios x 1000 epochs = 120,000 episodes; a run has at "
+        "most 100,000 (split it into several runs)"
+    )
+    assert not Path(out).exists()
+
+
+# run: --variants and --out that name nothing
+
+
+@pytest.mark.parametrize("variants", [",", "", " , "])
+def test_variants_that_name_no_variant_are_one_line(
+    variants: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)  # before the fix, a run folder appeared under ./results/runs
+    line = _one_line(["run", f"--variants={variants}", "--scenarios", "main_and_test"], capsys)
+    assert line == (
+        f"todo-bench: error: --variants {variants!r} names no variant: give one or more, "
+        "comma-separated, or a set (headline, products, seed-stack, seed-factorial)"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("out", ["", "  "])
+def test_an_empty_out_is_one_line(
+    out: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # before the fix, the run went into ./results/latest
+    argv = ["run", f"--out={out}", "--variants", "L0-rewrite", "--scenarios", "main_and_test"]
+    line = _one_line([*argv, "--epochs", "1", "--display", "none"], capsys)
+    assert line == (
+        "todo-bench: error: --out '': an empty path names no folder (without --out a run "
+        "writes results/runs/<run-id>)"
+    )
+    assert list(tmp_path.iterdir()) == []
