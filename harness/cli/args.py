@@ -8,8 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, TypeAlias
 
+from pydantic import ValidationError
+
 from harness import storage
-from harness.results.summary import SCHEMA_VERSION, Summary, read_summary
+from harness.results.summary import SCHEMA_VERSION, SchemaVersionError, Summary, read_summary
 from harness.run.benchmark import UsageError
 
 
@@ -79,6 +81,15 @@ def read(path: str) -> Summary:
     source = summary_path(path)
     try:
         return read_summary(source)
+    except SchemaVersionError as error:
+        raise UsageError(f"{source}: {error}") from error
+    except ValidationError as error:
+        detail = error.errors()[0]
+        where = ".".join(str(part) for part in detail["loc"]) or "(top level)"
+        raise UsageError(
+            f"{source}: not a todo-bench summary of schema version {SCHEMA_VERSION} "
+            f"(field '{where}': {detail['msg']})"
+        ) from error
     except ValueError as error:
         first = str(error).splitlines()
         reason = first[1].strip() if len(first) > 1 else first[0] if first else "invalid"

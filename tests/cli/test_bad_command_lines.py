@@ -4,6 +4,7 @@ in bounded time and memory, and nothing is written."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.results.summary import SCHEMA_VERSION
 from tests.helpers import ROOT, todo_bench_bounded, unblocking
 
 BASELINE = ROOT / "results" / "baseline"
@@ -28,6 +30,22 @@ def _one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
     return lines[0]
+
+
+@pytest.fixture
+def summaries(tmp_path: Path) -> dict[str, Path]:
+    """A summary of a newer schema and one with a negative episode count, otherwise valid."""
+    data = json.loads((BASELINE / "summary.json").read_text(encoding="utf-8"))
+    out = {}
+    for name, change in (
+        ("newer", {"schema_version": 99}),
+        ("negative", {"variants": [{**data["variants"][0], "episodes": -5}]}),
+    ):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "summary.json").write_text(json.dumps({**data, **change}), encoding="utf-8")
+        out[name] = folder
+    return out
 
 
 # compare --tolerance FILE
@@ -161,3 +179,30 @@ def test_an_empty_out_is_one_line(
         "writes results/runs/<run-id>)"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+# leaderboard and report on a summary this code cannot trust
+
+
+@pytest.mark.parametrize("command", ["leaderboard", "report"])
+def test_a_summary_of_a_newer_schema_is_refused(
+    command: str, summaries: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _one_line([command, str(summaries["newer"])], capsys)
+    assert line == (
+        f"todo-bench: error: {summaries['newer'] / 'summary.json'}: summary schema version 99; "
+        f"this todo-bench reads versions 1 to {SCHEMA_VERSION}"
+    )
+    assert sorted(p.name for p in summaries["newer"].iterdir()) == ["summary.json"]
+
+
+@pytest.mark.parametrize("command", ["leaderboard", "report"])
+def test_a_summary_with_a_negative_count_is_refused(
+    command: str, summaries: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _one_line([command, str(summaries["negative"])], capsys)
+    assert line == (
+        f"todo-bench: error: {summaries['negative'] / 'summary.json'}: not a todo-bench summary "
+        f"of schema version {SCHEMA_VERSION} (field 'variants.0.episodes': Input should be "
+        "greater than or equal to 0)"
+    )
