@@ -206,3 +206,19 @@ def test_a_summary_with_a_negative_count_is_refused(
         f"of schema version {SCHEMA_VERSION} (field 'variants.0.episodes': Input should be "
         "greater than or equal to 0)"
     )
+
+
+# scenarios list PATH
+
+
+def test_scenarios_list_of_a_missing_path_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    line = _one_line(["scenarios", "list", "/nonexistent"], capsys)
+    assert line == (
+        "todo-bench: error: /nonexistent: does not exist (scenarios list takes scenario files)"
+    )
+
+
+def test_scenarios_list_lists_the_files_it_is_given(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scenarios", "list", str(ROOT / "scenarios" / "excel_export.yaml")]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert [row.split("|")[1].strip() for row in rows] == ["id", "excel_export"]
