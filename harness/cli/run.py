@@ -90,7 +90,8 @@ def add(sub: Commands) -> None:
     run.add_argument(
         "--out",
         help="run folder, a path or an object-store URL such as s3://bucket/prefix (default "
-        "results/runs/<run-id>; rerun to resume)",
+        "results/runs/<run-id>; rerun to resume); a folder of published results (a "
+        "summary.json without run.json) is refused unless --fresh",
     )
     run.add_argument("--prices", default=str(PRICES), help="price table (USD per 1M tokens)")
     run.add_argument(

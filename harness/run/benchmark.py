@@ -264,6 +264,23 @@ def _claim_run_dir(
         raise UsageError(f"--out {run_dir}: cannot write there ({reason})") from error
 
 
+def _refuse_published(run_dir: str) -> None:
+    """A folder of published results (a summary.json but no run.json: results/latest,
+    results/products in a clone) is not a run to resume: a run named into it must say --fresh."""
+    try:
+        published = storage.is_file(storage.join(run_dir, "summary.json")) and not (
+            storage.is_file(storage.join(run_dir, "run.json"))
+        )
+    except (OSError, ValueError, ImportError) as error:
+        raise UsageError(f"--out {run_dir}: cannot reach it ({error})") from error
+    if published:
+        raise UsageError(
+            f"--out {run_dir} holds published results (a summary.json, no run.json of a run to "
+            "resume); a run does not write over them: use another --out, or --fresh to replace "
+            "them"
+        )
+
+
 def publish_run(summary: Summary, folder: str | Path) -> str:
     """Write a run's summary.json and its full markdown leaderboard into a folder (a path or
     an object-store URL); returns the leaderboard."""
@@ -362,6 +379,8 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         raise UsageError("--executor ray needs Ray: pip install 'todo-bench[ray]'")
     if not storage.is_url(run_dir) and Path(run_dir).exists() and not Path(run_dir).is_dir():
         raise UsageError(f"--out {run_dir}: a file, not a folder")
+    if plan.out and not plan.fresh:
+        _refuse_published(run_dir)
     lease = Lease(run_dir)
     try:
         lease.acquire()
