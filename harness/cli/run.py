@@ -93,6 +93,13 @@ def add(sub: Commands) -> None:
         "results/runs/<run-id>; rerun to resume); a folder of published results (a "
         "summary.json without run.json) is refused unless --fresh",
     )
+    run.add_argument(
+        "--publish",
+        metavar="DIR",
+        help="when the run is complete, also publish it into DIR as a whole set: summary.json, "
+        "leaderboard .md, .html, .tex, .csv and .png (make bench: results/latest); without it a "
+        "run writes only its run folder",
+    )
     run.add_argument("--prices", default=str(PRICES), help="price table (USD per 1M tokens)")
     run.add_argument(
         "--heuristic-rules",
