@@ -23,8 +23,11 @@ lock:
 	{ sed -n '/^#/p' constraints.txt; .lock-venv/bin/pip freeze --exclude-editable; } > constraints.new
 	mv constraints.new constraints.txt && rm -rf .lock-venv
 
+# the run goes to results/runs/<run-id>; --publish writes results/latest as a whole set (summary,
+# every leaderboard format; left as it is when its summary.json is already this one)
 bench: $(STAMP)
-	$(BIN)/todo-bench run --model sim/sloppy --variants headline --epochs 3 --seed 0
+	$(BIN)/todo-bench run --model sim/sloppy --variants headline --epochs 3 --seed 0 \
+		--publish results/latest
 
 # the CI regression gate: rerun the default suite on the simulated agent and compare it with the
 # committed baseline (exact: the simulated agent is deterministic, so any change fails)

@@ -71,8 +71,8 @@ def tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _phrase_words(phrase: str) -> list[str]:
-    """A keyword or alias as the tokens that must all be present."""
+def phrase_words(phrase: str) -> list[str]:
+    """A keyword or alias as the tokens that must all be present (none: it can match nothing)."""
     words = []
     for chunk in _SPLIT.split(phrase.lower()):
         chunk = chunk.strip(".-_/")
@@ -83,7 +83,7 @@ def _phrase_words(phrase: str) -> list[str]:
 
 
 def phrase_in(phrase: str, text_tokens: frozenset[str]) -> bool:
-    words = _phrase_words(phrase)
+    words = phrase_words(phrase)
     return bool(words) and all(w in text_tokens for w in words)
 
 

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
+import os
+import resource
+import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -116,3 +122,45 @@ def load_script(name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def todo_bench_bounded(
+    args: list[str], cwd: Path, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`todo-bench ARGS` in a child process with 3 GB of address space and a time limit: for
+    inputs that once hung the command or ate the machine's memory."""
+    code = "import sys; from harness.cli import main; sys.exit(main(sys.argv[1:]))"
+
+    def limit_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=limit_memory,
+        cwd=cwd,
+        env=env,
+    )
+
+
+@contextlib.contextmanager
+def unblocking(fifo: Path, after: float = 2) -> Iterator[None]:
+    """Should the code under test open the fifo for reading (a bug), a writer comes after
+    `after` seconds and closes it, so the test fails on what it sees instead of hanging."""
+    stop = threading.Event()
+
+    def writer() -> None:
+        if not stop.wait(after):
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()

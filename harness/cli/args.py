@@ -4,12 +4,15 @@ summary named on the command line."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, TypeAlias
 
+from pydantic import ValidationError
+
 from harness import storage
 from harness.errors import UsageError
-from harness.results.summary import SCHEMA_VERSION, Summary, read_summary
+from harness.results.summary import SCHEMA_VERSION, SchemaVersionError, Summary, read_summary
 
 
 class Parser(argparse.ArgumentParser):
@@ -28,6 +31,18 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def positive_at_most(limit: int, why: str = "") -> Callable[[str], int]:
+    """A whole number from 1 to `limit` (`why`, if given, is added to the refusal)."""
+
+    def parse(text: str) -> int:
+        value = positive(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"must be at most {limit:,}{why}, got {value}")
+        return value
+
+    return parse
 
 
 def non_negative(text: str) -> int:
@@ -66,6 +81,15 @@ def read(path: str) -> Summary:
     source = summary_path(path)
     try:
         return read_summary(source)
+    except SchemaVersionError as error:
+        raise UsageError(f"{source}: {error}") from error
+    except ValidationError as error:
+        detail = error.errors()[0]
+        where = ".".join(str(part) for part in detail["loc"]) or "(top level)"
+        raise UsageError(
+            f"{source}: not a todo-bench summary of schema version {SCHEMA_VERSION} "
+            f"(field '{where}': {detail['msg']})"
+        ) from error
     except ValueError as error:
         first = str(error).splitlines()
         reason = first[1].strip() if len(first) > 1 else first[0] if first else "invalid"

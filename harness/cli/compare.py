@@ -23,14 +23,24 @@ def cmd_compare(args: argparse.Namespace) -> int:
     tolerance = load_tolerances(Path(args.tolerance) if args.tolerance else None)
     exact = False if args.statistical else None
     result = compare(base, new, alpha=args.alpha, tolerance=tolerance, exact=exact)
-    print(render(result, args.format, everything=args.all), end="")
+    # the reports are written before the verdict is printed: a verdict is never followed by
+    # a failure to record it
     if args.junit:
-        Path(args.junit).write_text(junit(result), encoding="utf-8")
+        _write(args.junit, "--junit", junit(result), "w")
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
-        with open(step_summary, "a", encoding="utf-8") as handle:
-            handle.write(render(result, "md") + "\n")
+        _write(step_summary, "GITHUB_STEP_SUMMARY", render(result, "md") + "\n", "a")
+    print(render(result, args.format, everything=args.all), end="")
     return 1 if result.failed else 0
+
+
+def _write(path: str, option: str, text: str, mode: str) -> None:
+    try:
+        with Path(path).open(mode, encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise UsageError(f"{option} {path}: cannot write there ({reason})") from None
 
 
 def add(sub: Commands) -> None:

@@ -7,10 +7,11 @@ import os
 import sys
 
 from harness import storage
-from harness.cli.args import Commands, non_negative, positive
+from harness.cli.args import Commands, non_negative, positive, positive_at_most
 from harness.results.publish import leaderboard
 from harness.results.summary import PRICES
 from harness.run import heap, runner
+from harness.run.benchmark import MAX_EPISODES, MAX_EPOCHS
 from harness.suite.scenario import SCENARIO_DIR
 
 
@@ -76,14 +77,28 @@ def add(sub: Commands) -> None:
     run.add_argument(
         "--scenario-dir", default=str(SCENARIO_DIR), help="folder of scenario YAML files"
     )
-    run.add_argument("--epochs", type=positive, default=3, help="episodes per scenario (3)")
+    run.add_argument(
+        "--epochs",
+        type=positive_at_most(MAX_EPOCHS, f" (a run is at most {MAX_EPISODES:,} episodes)"),
+        default=3,
+        help=f"episodes per scenario (3; at most {MAX_EPOCHS:,}, and a run at most "
+        f"{MAX_EPISODES:,} episodes: variants x scenarios x epochs)",
+    )
     run.add_argument("--seed", type=int, default=0, help="seed of the simulated agent and sampling")
     run.add_argument("--gate", action="store_true", help="add the completion gate to every variant")
     run.add_argument("--inject", action="store_true", help="inject the list into every prompt")
     run.add_argument(
         "--out",
         help="run folder, a path or an object-store URL such as s3://bucket/prefix (default "
-        "results/runs/<run-id>; rerun to resume)",
+        "results/runs/<run-id>; rerun to resume); a folder of published results (a "
+        "summary.json without run.json) is refused unless --fresh",
+    )
+    run.add_argument(
+        "--publish",
+        metavar="DIR",
+        help="when the run is complete, also publish it into DIR as a whole set: summary.json, "
+        "leaderboard .md, .html, .tex, .csv and .png (make bench: results/latest); without it a "
+        "run writes only its run folder",
     )
     run.add_argument("--prices", default=str(PRICES), help="price table (USD per 1M tokens)")
     run.add_argument(

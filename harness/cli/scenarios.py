@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from harness.suite.scenario import (
     ScenarioError,
     check_unique_prompts,
     json_schema,
+    load_file,
     load_scenarios,
 )
 
@@ -42,7 +44,13 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
             [Path(p) for p in args.paths] or sorted(Path(args.scenario_dir).glob("*.yaml")),
             args.scenario_dir,
         )
-    scenarios = load_scenarios(Path(args.scenario_dir))
+    if args.paths:
+        missing = [p for p in args.paths if not os.path.lexists(p)]
+        if missing:
+            raise UsageError(f"{missing[0]}: does not exist (scenarios list takes scenario files)")
+        scenarios = [s for p in args.paths for s in load_file(Path(p))]
+    else:
+        scenarios = load_scenarios(Path(args.scenario_dir))
     from tabulate import tabulate
 
     rows = [[s.id, ",".join(s.tags), len(s.subtasks), s.title] for s in scenarios]

@@ -16,6 +16,9 @@ tolerance; a smaller change is shown as not significant, never hidden.
 from __future__ import annotations
 
 import html
+import math
+import os
+import stat
 from pathlib import Path
 from typing import Literal
 
@@ -78,15 +81,41 @@ def mismatches(base: Summary, new: Summary, statistical: bool = False) -> list[s
     return out
 
 
+#: a tolerance file is a few lines; anything larger is not one
+MAX_TOLERANCE_BYTES = 65_536
+
+
 def load_tolerances(path: Path | None) -> dict[str, float]:
-    """A YAML mapping metric -> the change per episode that is tolerated (default 0)."""
+    """A YAML mapping metric -> the change per episode that is tolerated (default 0). Any
+    problem with the file (missing, not a regular file, too large, not YAML, not such a
+    mapping) is a ValueError of one line naming it."""
     if path is None:
         return {}
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    expected = f"expected metric: number (0 or more) for metrics in {', '.join(WATCHED)}"
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ValueError(f"--tolerance {path}: not a regular file")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            raw = handle.read(MAX_TOLERANCE_BYTES + 1)
+    except OSError as error:
+        raise ValueError(f"--tolerance {path}: cannot read ({error.strerror or error})") from None
+    if len(raw) > MAX_TOLERANCE_BYTES:
+        raise ValueError(f"--tolerance {path}: larger than {MAX_TOLERANCE_BYTES:,} bytes")
+    try:
+        data = yaml.safe_load(raw.decode("utf-8")) or {}
+    except (UnicodeDecodeError, yaml.YAMLError) as error:
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ValueError(f"--tolerance {path}: not YAML ({first}); {expected}") from None
     if not isinstance(data, dict) or not all(
-        isinstance(v, int | float) and k in WATCHED for k, v in data.items()
+        isinstance(v, int | float)
+        and not isinstance(v, bool)
+        and math.isfinite(v)
+        and v >= 0
+        and k in WATCHED
+        for k, v in data.items()
     ):
-        raise ValueError(f"{path}: expected metric: number for metrics in {', '.join(WATCHED)}")
+        raise ValueError(f"--tolerance {path}: {expected}")
     return {k: float(v) for k, v in data.items()}
 
 

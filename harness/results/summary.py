@@ -21,6 +21,8 @@ from harness.todo.variants import HEADLINE
 #: 3: clustered standard errors with n and 95% intervals; per-episode values; provenance;
 #:    completeness; pass^k over scenarios with enough epochs
 SCHEMA_VERSION = 3
+#: the oldest summary.json this code still reads (committed real-model runs are of version 1)
+OLDEST_SCHEMA_VERSION = 1
 
 STDERR_METHOD = (
     "standard error clustered by scenario (cluster-robust OLS, statsmodels); "
@@ -58,8 +60,8 @@ class Stat(BaseModel):
     """Mean over episodes, its clustered standard error, a 95% interval, and the count."""
 
     mean: float
-    stderr: float
-    n: int = 0
+    stderr: float = Field(ge=0)
+    n: int = Field(0, ge=0)
     ci_low: float | None = None
     ci_high: float | None = None
 
@@ -68,17 +70,17 @@ class EpisodeScores(BaseModel):
     """One scored episode as read back from an inspect log."""
 
     scenario: str
-    epoch: int
+    epoch: int = Field(ge=1)
     values: dict[str, float]
 
 
 class VariantSummary(BaseModel):
     variant: str
-    episodes: int
+    episodes: int = Field(ge=0)
     metrics: dict[str, Stat]
     cost_usd: Stat | None = Field(None, description="per episode, where the price is known")
     pass_k: Stat = Field(description="share of scenarios solved in all k epochs (pass^k)")
-    pass_k_scenarios: int = Field(0, description="scenarios with at least k epochs")
+    pass_k_scenarios: int = Field(0, ge=0, description="scenarios with at least k epochs")
     per_100_todo_updates: dict[str, float]
     per_scenario_success: dict[str, float]
     #: every episode's values, so two runs can be compared pair by pair
@@ -110,11 +112,11 @@ class Provenance(BaseModel):
 class Summary(BaseModel):
     """The published result of one run; the leaderboard is rendered from it."""
 
-    schema_version: int = SCHEMA_VERSION
+    schema_version: int = Field(SCHEMA_VERSION, ge=OLDEST_SCHEMA_VERSION, le=SCHEMA_VERSION)
     model: str
     simulated: bool
     seed: int | None
-    epochs: int
+    epochs: int = Field(ge=1)
     scenarios: list[str]
     variants: list[VariantSummary]
     stderr_method: str = STDERR_METHOD
@@ -151,4 +153,16 @@ def read_summary(path: Path | str) -> Summary:
         raise ValueError(f"{constant} where a number belongs")
 
     data = json.loads(storage.read_text(path), parse_constant=refuse)
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if isinstance(version, int) and not (
+        OLDEST_SCHEMA_VERSION <= version <= SCHEMA_VERSION and not isinstance(version, bool)
+    ):
+        raise SchemaVersionError(
+            f"summary schema version {version}; this todo-bench reads versions "
+            f"{OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION}"
+        )
     return Summary.model_validate(data)
+
+
+class SchemaVersionError(ValueError):
+    """A summary.json of a schema version this code does not read (a newer todo-bench's)."""

@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -26,7 +28,7 @@ from harness import storage
 from harness.errors import UsageError
 from harness.progress import RunProgress
 from harness.results.provenance import git_commit, provenance
-from harness.results.publish import leaderboard
+from harness.results.publish import FORMATS, leaderboard
 from harness.results.summary import (
     PRICES,
     Price,
@@ -44,6 +46,10 @@ from harness.suite.scenario import SCENARIO_DIR, select
 from harness.todo.variants import Variant, parse_variants
 
 RESULTS = Path("results")
+#: bounds on one run's plan: beyond them a run is a typo, not a benchmark (it would only fill
+#: the memory); a larger study is several runs
+MAX_EPOCHS = 1000
+MAX_EPISODES = 100_000
 
 
 class BenchmarkPlan(BaseModel):
@@ -57,8 +63,11 @@ class BenchmarkPlan(BaseModel):
     seed: int = 0
     gate: bool = False
     inject: bool = False
-    #: the run folder (default: results/runs/<run id>, and results/latest is updated too)
+    #: the run folder (default: results/runs/<run id>); a run writes nothing else unless asked
     out: str | None = None
+    #: also publish a complete run's whole set of formats into this folder (`make bench`:
+    #: results/latest); None publishes nothing
+    publish: str | None = None
     prices: str = str(PRICES)
     fresh: bool = False
     #: provider arguments as name=value strings (`-M`)
@@ -272,6 +281,107 @@ def _claim_run_dir(
         raise UsageError(f"--out {run_dir}: cannot write there ({reason})") from error
 
 
+def _refuse_published(run_dir: str) -> None:
+    """A folder of published results (a summary.json but no run.json: results/latest,
+    results/products in a clone) is not a run to resume: a run named into it must say --fresh."""
+    try:
+        published = storage.is_file(storage.join(run_dir, "summary.json")) and not (
+            storage.is_file(storage.join(run_dir, "run.json"))
+        )
+    except (OSError, ValueError, ImportError) as error:
+        raise UsageError(f"--out {run_dir}: cannot reach it ({error})") from error
+    if published:
+        raise UsageError(
+            f"--out {run_dir} holds published results (a summary.json, no run.json of a run to "
+            f"resume); a run does not write over them: use another --out, --publish {run_dir} "
+            "to publish a run there as a whole set, or --fresh to replace them"
+        )
+
+
+def _check_publish(folder: str, run_dir: str) -> None:
+    """--publish names a folder of published results that can be written, before the run."""
+    if not folder.strip():
+        raise UsageError("--publish '': an empty path names no folder")
+    local = not storage.is_url(folder)
+    if local and Path(folder).exists() and not Path(folder).is_dir():
+        raise UsageError(f"--publish {folder}: a file, not a folder")
+    same = (
+        os.path.abspath(folder) == os.path.abspath(run_dir)
+        if local and not storage.is_url(run_dir)
+        else folder.rstrip("/") == run_dir.rstrip("/")
+    )
+    try:
+        if same or storage.is_file(storage.join(folder, "run.json")):
+            raise UsageError(
+                f"--publish {folder}: a run folder; publish into a folder of its own, such as "
+                "results/latest"
+            )
+        storage.make_dirs(folder)
+    except (OSError, ValueError, ImportError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise UsageError(f"--publish {folder}: cannot write there ({reason})") from error
+
+
+#: the picture of the html page beside the published set (scripts/regenerate.sh once made it)
+SCREENSHOT = "leaderboard.png"
+
+
+def publish_set(summary: Summary, folder: str, say: Callable[[str], None] = _stderr) -> None:
+    """Publish a run into a folder as a whole set: summary.json and every leaderboard format
+    (`FORMATS`: md, html, tex, csv), and the page's screenshot, leaderboard.png, retaken when
+    chromium is installed and removed otherwise (it would show other numbers). A folder that
+    already holds this summary byte for byte, and every format, is left as it is: the html
+    page carries the date it was rendered, so rewriting it would change a committed file for
+    nothing (`todo-bench report FOLDER` renders it again on purpose)."""
+    text = summary.model_dump_json(indent=2) + "\n"
+    files = {name: render for name, render in FORMATS.values() if name is not None}
+    current = storage.join(folder, "summary.json")
+    if (
+        storage.is_file(current)
+        and storage.read_text(current) == text
+        and all(storage.is_file(storage.join(folder, name)) for name in files)
+    ):
+        say(f"todo-bench: {folder} already holds this summary; left as it is")
+        return
+    # everything rendered before anything is written: a rendering failure leaves the old set
+    rendered = {name: render(summary) for name, render in files.items()}
+    write_summary(summary, current)
+    for name, content in rendered.items():
+        storage.write_text(storage.join(folder, name), content)
+    picture = _retake_screenshot(folder)
+    say(f"todo-bench: published to {folder}: summary.json, {', '.join(rendered)}{picture}")
+
+
+def _browser() -> str | None:
+    """The chromium that takes the screenshot, if one is installed."""
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _retake_screenshot(folder: str) -> str:
+    """Take leaderboard.png of the new page with chromium, or remove the old one."""
+    target = storage.join(folder, SCREENSHOT)
+    browser = _browser()
+    if browser and not storage.is_url(folder):
+        page = Path(folder, "leaderboard.html").resolve()
+        command = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+        command += ["--window-size=1800,2600", f"--screenshot={Path(target).resolve()}"]
+        try:
+            done = subprocess.run(
+                [*command, page.as_uri()], capture_output=True, timeout=120, check=False
+            )
+            if done.returncode == 0 and Path(target).is_file():
+                return f", {SCREENSHOT}"
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    if not storage.exists(target):
+        return ""
+    storage.remove_tree(target)
+    return (
+        f"; {SCREENSHOT} removed: it showed the numbers before "
+        "(scripts/regenerate.sh retakes it where chromium is installed)"
+    )
+
+
 def publish_run(summary: Summary, folder: str | Path) -> str:
     """Write a run's summary.json and its full markdown leaderboard into a folder (a path or
     an object-store URL); returns the leaderboard."""
@@ -286,9 +396,24 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
     default). Bad input raises UsageError (or ScenarioError, ProfileError) with one line."""
     from harness.todo.registry import load as load_design
 
+    if plan.out is not None and not plan.out.strip():
+        raise UsageError(
+            "--out '': an empty path names no folder (without --out a run writes "
+            "results/runs/<run-id>)"
+        )
+    if not 1 <= plan.epochs <= MAX_EPOCHS:
+        raise UsageError(
+            f"--epochs {plan.epochs}: a run has 1 to {MAX_EPOCHS:,} epochs "
+            f"(and at most {MAX_EPISODES:,} episodes: variants x scenarios x epochs)"
+        )
     for spec in plan.design:
         load_design(spec)
     variants = parse_variants(plan.variants)
+    if not variants:
+        raise UsageError(
+            f"--variants {plan.variants!r} names no variant: give one or more, comma-separated, "
+            "or a set (headline, products, seed-stack, seed-factorial)"
+        )
     if plan.gate or plan.inject:
         variants = [
             v.model_copy(update={"gate": v.gate or plan.gate, "inject": v.inject or plan.inject})
@@ -298,6 +423,13 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
     from harness.run.scenario_check import load_verified_dir
 
     scenarios = select(load_verified_dir(Path(plan.scenario_dir)), plan.scenarios)
+    episodes = len(variants) * len(scenarios) * plan.epochs
+    if episodes > MAX_EPISODES:
+        raise UsageError(
+            f"the plan is {len(variants)} variants x {len(scenarios)} scenarios x {plan.epochs} "
+            f"epochs = {episodes:,} episodes; a run has at most {MAX_EPISODES:,} (split it into "
+            "several runs)"
+        )
     scenario_ids = ",".join(s.id for s in scenarios)
     model_args = _model_args(plan.model_arg)
     model = plan.model
@@ -348,6 +480,10 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         raise UsageError("--executor ray needs Ray: pip install 'todo-bench[ray]'")
     if not storage.is_url(run_dir) and Path(run_dir).exists() and not Path(run_dir).is_dir():
         raise UsageError(f"--out {run_dir}: a file, not a folder")
+    if plan.out and not plan.fresh:
+        _refuse_published(run_dir)
+    if plan.publish is not None:
+        _check_publish(plan.publish, run_dir)
     lease = Lease(run_dir)
     try:
         lease.acquire()
@@ -472,8 +608,13 @@ def _run_claimed(
         problems=problems,
         expected=labels,
     )
-    for folder in (run_dir, str(RESULTS / "latest")) if not plan.out else (run_dir,):
-        publish_run(summary, folder)
+    publish_run(summary, run_dir)  # the run's own folder, and nothing else unless asked
+    complete = success and summary.complete
+    if plan.publish is not None:
+        if complete:
+            publish_set(summary, plan.publish, say)
+        else:
+            say(f"todo-bench: not published to {plan.publish}: the run is INCOMPLETE")
     phases = CpuPhases(
         before_episodes=round(cpu_before, 2),
         episodes=round(cpu_episodes - cpu_before, 2),
@@ -486,7 +627,7 @@ def _run_claimed(
     return BenchmarkResult(
         run_dir=run_dir,
         summary=summary,
-        complete=success and summary.complete,
+        complete=complete,
         elapsed=elapsed,
         problems=list(summary.problems),
     )

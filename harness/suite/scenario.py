@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -21,6 +23,7 @@ from pydantic import (
 )
 
 from harness import PACKAGE_DIR, paths
+from harness.matcher import phrase_words
 
 
 def _shipped_scenarios() -> Path:
@@ -70,6 +73,22 @@ def _confined(value: str) -> str:
     return value
 
 
+def _not_blank(value: str) -> str:
+    """A title says something: empty or whitespace-only text is refused."""
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+def _phrases(values: list[str]) -> list[str]:
+    """Keywords and aliases name at least one word each: one without any (blank, or only
+    punctuation) could never match a todo, so the subtask would never be named."""
+    for i, value in enumerate(values):
+        if not phrase_words(value):
+            raise ValueError(f"entry {i} ({value!r}) has no word, so it can match no todo")
+    return values
+
+
 class FileSpec(_Strict):
     """An initial workspace file."""
 
@@ -93,6 +112,17 @@ class GeneratedFiles(_Strict):
         for field in re.findall(r"\{[^{}]*\}", value.replace("{{", "").replace("}}", "")):
             if not re.fullmatch(r"\{i(:0?[1-9]?d)?\}", field):
                 raise ValueError(f"placeholder {field} not allowed (use {{i}} or {{i:02d}})")
+        return value
+
+    @field_validator("pattern")
+    @classmethod
+    def _pattern_numbered(cls, value: str) -> str:
+        # runs after _only_i: every placeholder left is `{i}` or `{i:0Nd}`
+        if value.format(i=1) == value.format(i=2):
+            raise ValueError(
+                f"'{value}' has no {{i}}: every generated file would get the same name "
+                "(use {i} or {i:02d}; one file belongs in `files`)"
+            )
         return value
 
     @field_validator("pattern")
@@ -166,6 +196,9 @@ class Subtask(_Strict):
     #: other phrasings; a todo matches if every word of one alias is in it
     aliases: list[str] = Field(default_factory=list)
     done_when: list[Rule] = Field(min_length=1)
+
+    _title = field_validator("title")(_not_blank)
+    _words = field_validator("keywords", "aliases")(_phrases)
 
 
 class Step(_Strict):
@@ -350,7 +383,10 @@ class Scenario(_Strict):
     #: one compaction, or several (each at its own turn)
     compaction: Compaction | list[Compaction] | None = None
     confusions: dict[str, str] = Field(default_factory=dict)
-    max_turns: int = Field(default=40, ge=1, le=500)
+    #: strict: YAML's `true` is not a turn count (lax pydantic would read it as 1)
+    max_turns: int = Field(default=40, ge=1, le=500, strict=True)
+
+    _title = field_validator("title")(_not_blank)
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Scenario:
         # frozen, so a deep copy could only equal it: inspect deep-copies a sample's metadata
@@ -436,6 +472,7 @@ class Scenario(_Strict):
                     raise ValueError(f"{where}.check: unknown check '{rule.check}'")
         if len(self.files) + sum(g.count for g in self.generated) > MAX_INPUT_FILES:
             raise ValueError(f"files: more than {MAX_INPUT_FILES} initial files")
+        _check_file_layout(self)
         stuck = _waiting_forever(self.subtasks)
         if stuck:
             raise ValueError(
@@ -467,6 +504,32 @@ class Scenario(_Strict):
         return next(c for c in self.checks if c.id == check_id)
 
 
+def _check_file_layout(scenario: Scenario) -> None:
+    """The initial files can all exist at once: no path twice (compared as normalised, so
+    `./README.md` is `README.md`), none that is also a folder of another (`a` and `a/b.txt`),
+    none naming the workspace itself."""
+    where: dict[str, str] = {}  # normalised path -> the field that declares it
+    named = [(f"files.{i}.path", spec.path) for i, spec in enumerate(scenario.files)]
+    for j, group in enumerate(scenario.generated):
+        named += [(f"generated.{j}.pattern", spec.path) for spec in group.expand()]
+    for field, path in named:
+        norm = paths.normalise(path)
+        if norm == ".":
+            raise ValueError(f"{field}: '{path}' is the workspace itself, not a file")
+        if norm in where:
+            raise ValueError(f"{field}: '{path}' is the same file as {where[norm]}")
+        where[norm] = field
+    for norm, field in where.items():
+        parts = norm.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if folder in where:
+                raise ValueError(
+                    f"{field}: '{norm}' needs a folder '{folder}', but {where[folder]} "
+                    "makes a file of that name"
+                )
+
+
 def _waiting_forever(subtasks: Sequence[Subtask]) -> list[str]:
     """Subtasks that can never be ticked because their `after` rules wait on each other."""
     free: set[str] = set()
@@ -487,7 +550,10 @@ def _yaml_hint(value: object) -> str:
     if isinstance(value, dt.date):
         return f" (YAML read the unquoted date {value} as a date; put it in quotes)"
     if isinstance(value, bool):
-        return " (YAML reads unquoted yes/no/on/off/true/false as a boolean; put it in quotes)"
+        return (
+            " (YAML reads unquoted yes/no/on/off/true/false as a boolean; put text in quotes, "
+            "write a number as digits)"
+        )
     if isinstance(value, int | float):
         return f" (YAML read the unquoted {value} as a number; put it in quotes)"
     if value is None:
@@ -552,13 +618,41 @@ def _parsed(
     return list(_PARSED[key])
 
 
+#: what a path that is not a regular file is, for the one-line refusal
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (fifo)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a file of this mode is, if it is not a regular file (None: a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _FILE_KINDS if test(mode)), "not a regular file")
+
+
 def _read_bytes(path: Path) -> bytes:
+    """A scenario file's bytes: regular files only (a fifo would block, `/dev/zero` never
+    ends), and at most MAX_FILE_BYTES (one byte more is read, to know it is over)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ScenarioError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes")
-        return path.read_bytes()
+        kind = _not_regular(os.stat(path).st_mode)  # links followed: the file they name
+        if kind is None:
+            # non-blocking, so a file swapped for a fifo since the stat cannot hang the open
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+            with os.fdopen(fd, "rb") as handle:
+                kind = _not_regular(os.fstat(handle.fileno()).st_mode)
+                raw = b"" if kind else handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise ScenarioError(f"{path}: cannot read: {error.strerror or error}") from error
+    if kind is not None:
+        raise ScenarioError(f"{path}: {kind}, not a regular file; a scenario is a YAML file")
+    if len(raw) > MAX_FILE_BYTES:
+        raise ScenarioError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes")
+    return raw
 
 
 def _parse_yaml(path: Path, raw: bytes) -> dict[str, Any]:
@@ -596,7 +690,11 @@ def _validate_scenario(path: Path, data: dict[str, Any]) -> Scenario:
     except ValidationError as error:
         first = error.errors()[0]
         more = f" (+{error.error_count() - 1} more)" if error.error_count() > 1 else ""
-        hint = _yaml_hint(first.get("input")) if first["type"] == "string_type" else ""
+        given = first.get("input")
+        wrong_type = first["type"] == "string_type" or (
+            first["type"] == "int_type" and isinstance(given, bool)
+        )
+        hint = _yaml_hint(given) if wrong_type else ""
         field, message = _field_path(first["loc"]), first["msg"].removeprefix("Value error, ")
         # cross-field errors name their own field at the start of the message
         named = re.match(r"^([\w.\-]+): (.*)$", message, re.S)
