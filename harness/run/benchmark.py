@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,7 +30,6 @@ from harness.progress import RunProgress
 from harness.results.provenance import git_commit, provenance
 from harness.results.publish import FORMATS, leaderboard
 from harness.results.summary import (
-    PRICES,
     Price,
     Provenance,
     Summary,
@@ -40,59 +39,16 @@ from harness.results.summary import (
 )
 from harness.run import heap, ray_executor, runner
 from harness.run.lease import Lease, LeaseHeld
+from harness.run.options import MAX_EPISODES, OWN_DISPLAY, RunOptions
 from harness.run.runner import RunPlan
 from harness.run.shards import ShardRecord, done_episodes, split
 from harness.suite.scenario import SCENARIO_DIR, select
 from harness.todo.variants import Variant, parse_variants
 
 RESULTS = Path("results")
-#: bounds on one run's plan: beyond them a run is a typo, not a benchmark (it would only fill
-#: the memory); a larger study is several runs
-MAX_EPOCHS = 1000
-MAX_EPISODES = 100_000
 
-
-class BenchmarkPlan(BaseModel):
-    """What to run; the fields and defaults of `todo-bench run`'s options."""
-
-    model: str = "sim/sloppy"
-    variants: str | list[str] = "headline"
-    scenarios: str | list[str] | None = None
-    scenario_dir: str = str(SCENARIO_DIR)
-    epochs: int = 3
-    seed: int = 0
-    gate: bool = False
-    inject: bool = False
-    #: the run folder (default: results/runs/<run id>); a run writes nothing else unless asked
-    out: str | None = None
-    #: also publish a complete run's whole set of formats into this folder (`make bench`:
-    #: results/latest); None publishes nothing
-    publish: str | None = None
-    prices: str = str(PRICES)
-    fresh: bool = False
-    #: provider arguments as name=value strings (`-M`)
-    model_arg: list[str] = Field(default_factory=list)
-    design: list[str] = Field(default_factory=list)
-    heuristic_rules: str | None = None
-    max_retries: int = 3
-    #: seconds one model request may take, each retry included
-    timeout: int = 180
-    #: seconds the model may answer nothing before the run stops (None: never; sim: unused)
-    silence_limit: int | None = 300
-    max_tokens: int = 1024
-    max_turns: int | None = None
-    retry_attempts: int = 2
-    workers: int = Field(default_factory=lambda: min(2, os.cpu_count() or 1))
-    max_samples: int | None = None
-    display: str = runner.OWN_DISPLAY
-    #: `local` (worker processes on this machine) or `ray` (shards as tasks on a Ray cluster)
-    executor: Literal["local", "ray"] = "local"
-    #: the Ray cluster (`ray://host:10001`, `host:6379` or `auto`); None starts a local one
-    ray_address: str | None = None
-    #: scenarios per shard under `--executor ray`
-    shard_size: int = Field(4, ge=1)
-    #: Ray's re-runs of a shard whose worker died
-    shard_retries: int = Field(2, ge=0)
+#: `run_benchmark`'s plan: the run's options, declared once in `harness/run/options.py`
+BenchmarkPlan = RunOptions
 
 
 class CpuPhases(BaseModel):
@@ -401,11 +357,6 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
             "--out '': an empty path names no folder (without --out a run writes "
             "results/runs/<run-id>)"
         )
-    if not 1 <= plan.epochs <= MAX_EPOCHS:
-        raise UsageError(
-            f"--epochs {plan.epochs}: a run has 1 to {MAX_EPOCHS:,} epochs "
-            f"(and at most {MAX_EPISODES:,} episodes: variants x scenarios x epochs)"
-        )
     for spec in plan.design:
         load_design(spec)
     variants = parse_variants(plan.variants)
@@ -531,7 +482,7 @@ def _run_claimed(
     _claim_run_dir(run_dir, model, labels, plan.seed, plan.epochs, origin, price)
     log_dir = storage.join(run_dir, "logs")
     storage.make_dirs(log_dir)
-    if plan.workers > 1 and len(variants) > 1 and plan.display not in (runner.OWN_DISPLAY, "none"):
+    if plan.workers > 1 and len(variants) > 1 and plan.display not in (OWN_DISPLAY, "none"):
         say(f"todo-bench: {plan.workers} worker processes; inspect's display shown for the first")
     say(
         f"todo-bench: {len(variants)} variants x {scenario_count} scenarios x "
@@ -576,7 +527,7 @@ def _run_claimed(
         with RunProgress(
             total,
             runner.completed_episodes(run_plan),
-            enabled=plan.display == runner.OWN_DISPLAY,
+            enabled=plan.display == OWN_DISPLAY,
             silence_limit=None if is_sim else plan.silence_limit,
             waiting_for=model,
         ) as display:
@@ -671,7 +622,7 @@ def _run_shards(
     if done:
         say(f"todo-bench: {len(shards) - len(todo)} of {len(shards)} shards already in the store")
     before = {shard_id: record.attempts for shard_id, record in records.items()}
-    with RunProgress(total, done, enabled=plan.display == runner.OWN_DISPLAY) as display:
+    with RunProgress(total, done, enabled=plan.display == OWN_DISPLAY) as display:
         try:
             ray_executor.run_on_ray(
                 run_plan, todo, records, display, plan.ray_address, plan.shard_retries

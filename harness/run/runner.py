@@ -25,10 +25,8 @@ from pydantic import BaseModel
 from harness import progress, storage
 from harness.progress import RunProgress
 from harness.run import heap
+from harness.run.options import OWN_DISPLAY
 from harness.todo.variants import Variant
-
-#: our own overall display (`harness/progress.py`); any other value is one of inspect's displays
-OWN_DISPLAY = "progress"
 
 
 class RunPlan(BaseModel):

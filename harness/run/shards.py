@@ -21,7 +21,6 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from harness import storage
-from harness.results.report import damage
 from harness.run.runner import RunPlan, run_variant
 from harness.todo.variants import Variant
 
@@ -78,6 +77,8 @@ def shard_folder(plan: RunPlan, shard: Shard) -> str:
 def done_episodes(plan: RunPlan, shard: Shard, warn: Callable[[str], None] = _stderr) -> int:
     """The shard's episodes if the store holds a whole, successful log of all of them, else 0."""
     from inspect_ai.log import list_eval_logs, read_eval_log
+
+    from harness.results.report import damage  # inspect and the statistics: not at import
 
     folder = shard_folder(plan, shard)
     if not storage.exists(folder):

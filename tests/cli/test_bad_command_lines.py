@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from harness.cli import main
 from harness.results.summary import SCHEMA_VERSION
@@ -137,8 +138,8 @@ def test_the_api_bounds_epochs_and_the_plan_too(tmp_path: Path) -> None:
     from harness.run.benchmark import BenchmarkPlan, run_benchmark
 
     out = str(tmp_path / "out")
-    with pytest.raises(UsageError, match=r"^--epochs 99999999999999999999: a run has 1 to 1,000"):
-        run_benchmark(BenchmarkPlan(epochs=99999999999999999999, out=out))
+    with pytest.raises(ValidationError, match="less than or equal to 1000"):
+        BenchmarkPlan(epochs=99999999999999999999, out=out)
     plan = BenchmarkPlan(variants="headline,products", scenarios="all", epochs=1000, out=out)
     with pytest.raises(UsageError) as refused:
         run_benchmark(plan)

@@ -1,0 +1,131 @@
+"""The options of a run, declared once: `todo-bench run`'s flags are built from these fields
+(`harness/cli/run.py`), and `run_benchmark` takes them as its plan. Each field's description is
+its `--help` text; `flag` names a short form, `metavar` the value's name in the help.
+
+    from harness.run.options import RunOptions
+    RunOptions(variants="L0-rewrite,L3-granular", epochs=1)
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from harness.results.summary import PRICES
+from harness.suite.scenario import SCENARIO_DIR
+
+#: bounds on one run's plan: beyond them a run is a typo, not a benchmark (it would only fill
+#: the memory); a larger study is several runs
+MAX_EPOCHS = 1000
+MAX_EPISODES = 100_000
+#: our own overall display (`harness/progress.py`); any other value is one of inspect's displays
+OWN_DISPLAY: Literal["progress"] = "progress"
+DISPLAYS = Literal["progress", "full", "conversation", "rich", "plain", "log", "none"]
+
+
+def _cli(**extra: Any) -> dict[str, Any]:
+    """What the command line needs beyond a field's type, default and description."""
+    return {"cli": extra}
+
+
+class RunOptions(BaseModel):
+    """What to run and how; the fields and defaults of `todo-bench run`'s options."""
+
+    model: str = Field("sim/sloppy", description="any inspect model (default sim/sloppy)")
+    model_arg: list[str] = Field(
+        default_factory=list,
+        description="model argument, e.g. -M drop=0.2 for sim or -M emulate_tools=true",
+        json_schema_extra=_cli(flag="-M", metavar="NAME=VALUE"),
+    )
+    variants: str | list[str] = Field(
+        "headline",
+        description="comma-separated variants, or the sets 'headline' (default) and 'products'",
+    )
+    design: list[str] = Field(
+        default_factory=list,
+        description="register your own todo design (a TodoStore subclass) for this run; repeatable",
+        json_schema_extra=_cli(metavar="MODULE:CLASS"),
+    )
+    scenarios: str | list[str] = Field("all", description="comma-separated ids or tags")
+    scenario_dir: str = Field(str(SCENARIO_DIR), description="folder of scenario YAML files")
+    epochs: int = Field(
+        3,
+        ge=1,
+        le=MAX_EPOCHS,
+        description=f"episodes per scenario (3; at most {MAX_EPOCHS:,}, and a run at most "
+        f"{MAX_EPISODES:,} episodes: variants x scenarios x epochs)",
+        json_schema_extra=_cli(why=f" (a run is at most {MAX_EPISODES:,} episodes)"),
+    )
+    seed: int = Field(0, description="seed of the simulated agent and sampling")
+    gate: bool = Field(False, description="add the completion gate to every variant")
+    inject: bool = Field(False, description="inject the list into every prompt")
+    out: str | None = Field(
+        None,
+        description="run folder, a path or an object-store URL such as s3://bucket/prefix "
+        "(default results/runs/<run-id>; rerun to resume); a folder of published results (a "
+        "summary.json without run.json) is refused unless --fresh",
+    )
+    publish: str | None = Field(
+        None,
+        description="when the run is complete, also publish it into DIR as a whole set: "
+        "summary.json, leaderboard .md, .html, .tex, .csv and .png (make bench: "
+        "results/latest); without it a run writes only its run folder",
+        json_schema_extra=_cli(metavar="DIR"),
+    )
+    prices: str = Field(str(PRICES), description="price table (USD per 1M tokens)")
+    heuristic_rules: str | None = Field(
+        None,
+        description="keyword table of the +heuristic gate (default: the shipped "
+        "heuristic_rules.yaml)",
+        json_schema_extra=_cli(metavar="FILE"),
+    )
+    fresh: bool = Field(False, description="discard an earlier run in the folder")
+    max_retries: int = Field(3, ge=0, description="model API retries per call")
+    timeout: int = Field(
+        180, ge=1, description="seconds any one model request may take, each retry included (180)"
+    )
+    silence_limit: int | None = Field(
+        300,
+        ge=1,
+        description="stop the run when the model has answered nothing for this many seconds "
+        "(300; a line says so every minute of silence); a rerun resumes",
+    )
+    max_tokens: int = Field(
+        1024, ge=1, description="max output tokens per model reply (real models)"
+    )
+    max_turns: int | None = Field(
+        None, ge=1, description="cap every scenario's turn budget (for slow real models)"
+    )
+    retry_attempts: int = Field(2, ge=0, description="eval-set task retries")
+    workers: int = Field(
+        default_factory=lambda: min(2, os.cpu_count() or 1),
+        ge=1,
+        description="processes running variants in parallel (default: up to 2)",
+    )
+    max_samples: int | None = Field(None, ge=1, description="episodes run at once")
+    display: DISPLAYS = Field(
+        OWN_DISPLAY,
+        description="progress: one bar for the whole run across workers (episodes, elapsed, "
+        "ETA; a line per tenth when not on a terminal); or one of inspect's displays (first "
+        "worker)",
+    )
+    executor: Literal["local", "ray"] = Field(
+        "local",
+        description="local: worker processes on this machine (default); ray: the run's shards "
+        "as tasks on a Ray cluster (pip install 'todo-bench[ray]')",
+    )
+    ray_address: str | None = Field(
+        None,
+        description="the Ray cluster to use with --executor ray (ray://host:10001, host:6379 or "
+        "auto; default: start a local one)",
+    )
+    shard_size: int = Field(
+        4,
+        ge=1,
+        description="scenarios per shard with --executor ray (a shard: one variant, every epoch)",
+    )
+    shard_retries: int = Field(
+        2, ge=0, description="re-runs of a shard whose worker died, with --executor ray"
+    )

@@ -1,0 +1,62 @@
+"""A run's options are declared once (`harness/run/options.py`): the command line is built from
+the declaration, with its types, bounds, choices and help, and agrees with the API's plan."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from pydantic import Field
+
+from harness.cli import build_parser
+from harness.cli import run as run_command
+from harness.cli.args import Parser
+from harness.run.options import RunOptions
+
+
+def _run_parser(options: type[RunOptions]) -> argparse.ArgumentParser:
+    parser = Parser(prog="todo-bench")
+    run_command.add(parser.add_subparsers(dest="command"), options)
+    return parser
+
+
+def test_an_option_added_in_one_place_is_a_flag_with_its_help_bound_and_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    class WithBudget(RunOptions):
+        max_cost: int | None = Field(None, ge=1, description="stop once this many dollars went")
+
+    parser = _run_parser(WithBudget)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["run", "--help"])
+    assert "--max-cost MAX_COST" in capsys.readouterr().out
+    args = parser.parse_args(["run", "--max-cost", "5"])
+    assert WithBudget(**{n: getattr(args, n) for n in WithBudget.model_fields}).max_cost == 5
+    with pytest.raises(SystemExit):
+        parser.parse_args(["run", "--max-cost", "0"])
+    assert "must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_the_command_line_defaults_are_the_plan_defaults() -> None:
+    args = build_parser().parse_args(["run"])
+    from_flags = RunOptions(**{name: getattr(args, name) for name in RunOptions.model_fields})
+    assert from_flags == RunOptions()
+    assert set(vars(args)) - {"command", "func"} == set(RunOptions.model_fields)
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "refusal"),
+    [
+        ("--epochs", "1001", "must be at most 1,000"),
+        ("--workers", "0", "must be at least 1"),
+        ("--max-retries", "-1", "must be 0 or more"),
+        ("--display", "fancy", "invalid choice"),
+        ("--seed", "x", "not a whole number"),
+    ],
+)
+def test_bounds_and_choices_come_from_the_declaration(
+    flag: str, value: str, refusal: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", flag, value])
+    assert refusal in capsys.readouterr().err
