@@ -70,9 +70,11 @@ def call(function: str, arguments: dict[str, Any], id: str = "c1") -> ToolCall:
 def test_a_normal_reply_is_the_same_object() -> None:
     items = [{"id": "1", "text": "Write the résumé 写", "status": "pending"}]
     message = reply(call("todo", {"items": items}), text="Planning — ok")
-    assert guard_reply(message) == (message, [])
+    guarded, repairs = guard_reply(message)
+    assert guarded is message and repairs == []
     output = ModelOutput(choices=[ChatCompletionChoice(message=message)], completion="x")
-    assert guard_output(output) == (output, [])
+    same, repairs = guard_output(output)
+    assert same is output and repairs == []
 
 
 def test_lone_surrogates_become_replacement_characters_and_pairs_are_joined() -> None:
@@ -86,7 +88,8 @@ def test_the_bound_is_inspects_count_of_levels() -> None:
     at_bound = call("write_file", {"path": "a.md", "content": nest(MAX_DEPTH - 1)})
     assert depth(at_bound.arguments) == MAX_DEPTH
     message = reply(at_bound)
-    assert guard_reply(message) == (message, [])
+    guarded, repairs = guard_reply(message)
+    assert guarded is message and repairs == []
     past = call("write_file", {"path": "a.md", "content": nest(MAX_DEPTH)})
     guarded, repairs = guard_reply(reply(past))
     assert [(r.call_id, r.tool, r.surrogates, r.cuts) for r in repairs] == [
