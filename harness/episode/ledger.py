@@ -63,6 +63,21 @@ class MalformedCallEvent(BaseModel):
     error: str
 
 
+class RepairEvent(BaseModel):
+    """The reply guard repaired a value no log can hold (`harness.episode.reply_guard`): a tool
+    call (`call_id` set), which was then refused, not run; or the rest of the reply (its text,
+    reasoning, metadata; `call_id` empty), which went on repaired."""
+
+    kind: Literal["repair"] = "repair"
+    turn: int
+    call_id: str = ""
+    tool: str = ""
+    #: strings that held surrogate code units (lone ones are now U+FFFD)
+    surrogates: int = 0
+    #: lists or objects nested past the bound, replaced by a marker
+    cuts: int = 0
+
+
 class AssistantEvent(BaseModel):
     """One model turn: its text, how many real tool calls, and token usage."""
 
@@ -173,6 +188,7 @@ Event = (
     | TodoEvent
     | WorkspaceEvent
     | MalformedCallEvent
+    | RepairEvent
     | AssistantEvent
     | UserTurnEvent
     | ClaimEvent

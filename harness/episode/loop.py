@@ -41,12 +41,14 @@ from harness.episode.ledger import (
     NudgeEvent,
     PlanEvent,
     PlanTickEvent,
+    RepairEvent,
     TickEvent,
     TodoEvent,
     WorkspaceEvent,
     prompt_tokens,
 )
 from harness.episode.record import RECOVERED, EpisodeRecord, scenario_of
+from harness.episode.reply_guard import Repair, receive, tolerate_deep_responses
 from harness.episode.tools import Episode, todo_tools, workspace_tools
 from harness.episode.user_turns import UserScript, apply
 from harness.episode.workspace import Workspace
@@ -68,6 +70,7 @@ MIN_EXTENSION = 5
 @solver
 def todo_agent(variant: Variant, rules: KeywordTable | None = None) -> Solver:
     """Run one scenario under one variant; the ledger and workspace go to the sample store."""
+    tolerate_deep_responses()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scenario = scenario_of(state)
@@ -198,10 +201,11 @@ class _Loop:
             self.ledger.turns = turn
             output = await model.generate([self.system_message(), *self.history], self.tool_infos)
             model_replied()
-            self._log_tools_once(turn)
+            output, repairs = self._receive(turn, output)
             message = output.message
             self.history.append(message)
             self._record_turn(turn, output)
+            self._record_repairs(turn, repairs)
             blocked_last = False
             if message.tool_calls:
                 await self._run_tools(turn, message)
@@ -215,6 +219,34 @@ class _Loop:
             self._maybe_compact(turn)
         # a budget spent while the gate was refusing the last claim is the gate's doing
         self.ledger.end_reason = "gate_exhausted" if blocked_last else "budget_exhausted"
+
+    def _receive(self, turn: int, output: ModelOutput) -> tuple[ModelOutput, list[Repair]]:
+        """Every reply enters the episode here, before any of it is used. The reply guard
+        (`reply_guard.receive`) repairs what no log can hold (lone surrogates, nesting past its
+        bound) and turns each tool call that needed it into a parse error, which inspect returns
+        to the model as a tool error without running it (the loop records it as a malformed
+        call); inspect's record of the reply (its model event) gets the same repairs. A reply
+        that needs nothing is used as it came. Then the model event's tool schemas are dropped
+        after the first turn (`_log_tools_once`)."""
+        guarded = receive(output)
+        self._log_tools_once(turn)
+        return guarded
+
+    def _record_repairs(self, turn: int, repairs: list[Repair]) -> None:
+        """What the reply guard repaired in one reply, in the ledger and in the transcript."""
+        if not repairs:
+            return
+        events = [
+            RepairEvent(
+                turn=turn, call_id=r.call_id, tool=r.tool, surrogates=r.surrogates, cuts=r.cuts
+            )
+            for r in repairs
+        ]
+        self.ledger.events.extend(events)
+        transcript().info(
+            {"event": "reply_repaired", "repairs": [e.model_dump() for e in events]},
+            source="reply_guard",
+        )
 
     def _log_tools_once(self, turn: int) -> None:
         """The episode's tool schemas never change, so the log keeps them on its first model
@@ -247,8 +279,9 @@ class _Loop:
     async def _intent_plan(self, model: Model) -> None:
         """+planner: one structured-output call plans the request before the first turn."""
         request = next((m.text for m in self.history if isinstance(m, ChatMessageUser)), "")
-        event = await intent_plan(model, request)
+        event, repairs = await intent_plan(model, request)
         self.ledger.events.append(event)
+        self._record_repairs(0, repairs)
         if event.items:
             self._deploy(0, event.items, "planner")
         else:

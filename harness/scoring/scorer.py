@@ -21,6 +21,7 @@ from harness.episode.ledger import (
     PlanEvent,
     PlannerEvent,
     PlanTickEvent,
+    RepairEvent,
     TickEvent,
     TodoEvent,
     UserTurnEvent,
@@ -290,6 +291,12 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
     values["rejected_updates"] = float(sum(1 for e in updates if not e.accepted))
     values["cap_refusals"] = float(sum(1 for e in updates if not e.accepted and e.over_cap))
     values["malformed_tool_calls"] = float(len(ledger.of(MalformedCallEvent)))
+    for repair in ledger.of(RepairEvent):  # a finding, not a metric: refusals count above
+        what = f"call {repair.call_id} to {repair.tool}, refused" if repair.call_id else "reply"
+        counts.notes.append(
+            f"repaired: turn {repair.turn} {what}: {repair.surrogates} string(s) with surrogates,"
+            f" {repair.cuts} value(s) cut past the nesting bound"
+        )
     detect_deployed(ledger, scenario, counts)
     return counts
 

@@ -4,6 +4,7 @@ Messages API, with parallel tool use, a tool error, prompt-cache usage, a 429 an
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -14,6 +15,8 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.model import GenerateConfig, get_model
 
+from harness.episode.record import EpisodeRecord
+from harness.episode.reply_guard import CUT, MAX_DEPTH
 from harness.results.report import price_for, read_run, summarize
 from harness.run.task import build_task
 
@@ -140,3 +143,86 @@ def test_a_full_episode_over_the_anthropic_wire(stub: None, tmp_path: Path) -> N
     cost = summary.variants[0].cost_usd
     expected = (4 * 120 * 3.0 + 4 * 50 * 0.3 + 40 * 15.0) / 1e6
     assert cost is not None and round(cost.mean, 9) == round(expected, 9)
+
+
+def nest(levels: int, leaf: Any = "x") -> Any:
+    value = leaf
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+HOSTILE: list[tuple[int, dict[str, Any]]] = [
+    (
+        200,
+        {
+            "content": [
+                {"type": "text", "text": "Working \ud800"},
+                use("t1", "write_file", {"path": "notes.md", "content": nest(300)}),
+                use(
+                    "t2",
+                    "todo",
+                    {"items": [{"id": "1", "text": "List \ud800", "status": "pending"}]},
+                ),
+            ]
+        },
+    ),
+    (
+        200,
+        {
+            "content": [
+                use("t3", "create_excel", {"path": "exports/1.xlsx", "from_workspace_files": True})
+            ]
+        },
+    ),
+    (200, {"content": [{"type": "text", "text": "All done."}]}),
+]
+
+
+def test_a_deep_and_a_surrogate_argument_over_the_anthropic_wire_are_tool_errors(
+    stub: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sent as JSON escapes (`\\ud800`): before the reply guard, the provider failed to record
+    the deep reply (`Maximum serialization depth exceeded`) and the log could not be written."""
+    monkeypatch.setattr(sys.modules[__name__], "SCRIPT", HOSTILE)
+    model = get_model(
+        "anthropic/claude-sonnet-4-5",
+        config=GenerateConfig(max_tokens=1024, max_retries=1, timeout=30),
+        streaming=False,
+        memoize=False,  # a client of its own, bound to this test's stub
+    )
+    (log,) = eval(
+        build_task("L0-rewrite", scenarios="excel_export"),
+        model=model,
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.status == "success", log.error
+    assert Stub.served == 3
+    sample = log.samples[0]  # type: ignore[index]
+    value = sample.scores["todo_scorer"].value  # type: ignore[index]
+    assert isinstance(value, dict)
+    assert (value["task_success"], value["turns"], value["malformed_tool_calls"]) == (1, 3, 2)
+    events = sample.store_as(EpisodeRecord).ledger_data()["events"]
+    repairs = [
+        (e["call_id"], e["tool"], e["surrogates"], e["cuts"])
+        for e in events
+        if e["kind"] == "repair"
+    ]
+    assert repairs == [("t1", "write_file", 0, 1), ("t2", "todo", 1, 0), ("", "", 1, 0)]
+    # the model got both refusals as tool errors, and its own reply back repaired
+    second = Stub.requests[1]["messages"]
+    results = {
+        b["tool_use_id"]: b
+        for m in second
+        if m["role"] == "user"
+        for b in m["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    }
+    assert results["t1"]["is_error"] and "write_file was not run" in json.dumps(results["t1"])
+    assert results["t2"]["is_error"] and "todo was not run" in json.dumps(results["t2"])
+    (sent,) = [m for m in second if m["role"] == "assistant"]
+    blocks = {b.get("id", b["type"]): b for b in sent["content"]}
+    assert blocks["text"]["text"] == "Working \ufffd"
+    assert blocks["t2"]["input"]["items"][0]["text"] == "List \ufffd"
+    assert blocks["t1"]["input"]["content"] == nest(MAX_DEPTH - 1, CUT)  # cut past the bound

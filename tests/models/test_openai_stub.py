@@ -4,6 +4,7 @@ that returns tool calls, malformed tool calls and plain text; each must land in 
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 from inspect_ai import eval
 
+from harness.episode.record import EpisodeRecord
 from harness.run.task import build_task
 
 pytestmark = pytest.mark.slow
@@ -148,3 +150,74 @@ def test_recover_provider_turns_text_calls_into_real_ones(stub_server: str, tmp_
     sent = [m for m in history if m["role"] == "assistant" and m.get("tool_calls")]
     assert sent[-1]["tool_calls"][0]["function"]["name"] == "create_excel"
     assert history[-1]["role"] == "tool"
+
+
+def nest(levels: int) -> Any:
+    value: Any = "x"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
+
+
+HOSTILE: list[dict[str, Any]] = [
+    {
+        "role": "assistant",
+        "content": "Working \ud800",
+        "tool_calls": [
+            call("c1", "write_file", {"path": "notes.md", "content": nest(300)}),
+            call(
+                "c2", "todo", {"items": [{"id": "1", "text": "List \ud800", "status": "pending"}]}
+            ),
+        ],
+    },
+    tool_call("create_excel", json.dumps({"path": "exports/1.xlsx", "from_workspace_files": True})),
+    {"role": "assistant", "content": "All done."},
+]
+
+
+def test_a_deep_and_a_surrogate_argument_over_the_openai_wire_are_tool_errors(
+    stub_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Arguments arrive as JSON text: inspect refuses the deep one itself (its bound of 100
+    levels, applied as it parses); the surrogate one, and the surrogate in the reply's text,
+    made the log unwritable before the reply guard."""
+    monkeypatch.setattr(sys.modules[__name__], "REPLIES", HOSTILE)
+    (log,) = eval(
+        build_task("L0-rewrite", scenarios="excel_export"),
+        # a name of its own: inspect keeps a model (and its client, bound to the port of an
+        # earlier test's stub) per name
+        model=f"{stub_server}-hostile",
+        display="none",
+        log_dir=str(tmp_path),
+        max_retries=1,
+        timeout=30,
+    )
+    assert log.status == "success", log.error
+    sample = log.samples[0]  # type: ignore[index]
+    value = sample.scores["todo_scorer"].value  # type: ignore[index]
+    assert isinstance(value, dict)
+    assert (value["task_success"], value["turns"], value["malformed_tool_calls"]) == (1, 3, 2)
+    events = sample.store_as(EpisodeRecord).ledger_data()["events"]
+    repairs = [
+        (e["call_id"], e["tool"], e["surrogates"], e["cuts"])
+        for e in events
+        if e["kind"] == "repair"
+    ]
+    assert repairs == [("c2", "todo", 1, 0), ("", "", 1, 0)]
+    # both went back as tool errors; the reply went back repaired
+    history = Stub.requests[1]["messages"]
+    results = {m["tool_call_id"]: m["content"] for m in history if m["role"] == "tool"}
+    assert "maximum supported nesting depth" in json.dumps(results["c1"])
+    assert "todo was not run" in json.dumps(results["c2"])
+    (sent,) = [m for m in history if m["role"] == "assistant"]
+    assert sent["content"] == "Working \ufffd"
+    arguments = {c["id"]: json.loads(c["function"]["arguments"]) for c in sent["tool_calls"]}
+    assert arguments["c2"]["items"][0]["text"] == "List \ufffd"

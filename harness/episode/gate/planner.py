@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from harness.episode import prompts
 from harness.episode.ledger import PlannerEvent, prompt_tokens
+from harness.episode.reply_guard import Repair, receive
 from harness.todo.base import MAX_TEXT_CHARS
 
 #: the schema's name: the simulated agent recognises a planner call by it
@@ -63,12 +64,14 @@ def parse_plan(text: str) -> IntentPlan:
         raise ValueError(f"{where}: {first['msg']}") from error
 
 
-async def intent_plan(model: Model, request: str) -> PlannerEvent:
-    """Ask the model for the request's subtasks; the event holds the plan or why there is none."""
+async def intent_plan(model: Model, request: str) -> tuple[PlannerEvent, list[Repair]]:
+    """Ask the model for the request's subtasks; the event holds the plan or why there is none.
+    The reply passes the reply guard first (what it repaired comes back for the ledger)."""
     output = await model.generate(
         [ChatMessageSystem(content=prompts.PLANNER), ChatMessageUser(content=request)],
         config=CONFIG,
     )
+    output, repairs = receive(output)
     usage = output.usage
     event = PlannerEvent(
         turn=0,
@@ -79,4 +82,4 @@ async def intent_plan(model: Model, request: str) -> PlannerEvent:
         event.items = parse_plan(output.completion).subtasks
     except ValueError as error:
         event.error = str(error)
-    return event
+    return event, repairs
