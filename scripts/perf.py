@@ -32,7 +32,7 @@ from scipy.stats import linregress
 from tabulate import tabulate
 
 from harness.results.summary import Summary
-from harness.run.benchmark import Timing
+from harness.run.folder import Timing
 from harness.todo import LEVELS
 
 OPS = 20_000

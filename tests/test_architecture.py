@@ -113,3 +113,22 @@ def test_readers_load_no_loop_no_runner_no_provider(module: str) -> None:
     code = f"import sys, {module}\nprint(sorted(m for m in sys.modules if m.startswith({heavy!r})))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_run_wing_is_small_modules_around_a_short_run_benchmark() -> None:
+    """No hub: each module of harness/run/ has one job (at most 300 lines), and run_benchmark
+    reads as a sequence of steps (at most 50 lines)."""
+    long = {
+        path.name: lines
+        for path in sorted((HARNESS / "run").glob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 300
+    }
+    assert long == {}
+    tree = ast.parse((HARNESS / "run" / "benchmark.py").read_text(encoding="utf-8"))
+    (function,) = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name == "run_benchmark"
+    ]
+    assert function.end_lineno is not None
+    assert function.end_lineno - function.lineno + 1 <= 50

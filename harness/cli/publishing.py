@@ -12,47 +12,13 @@ from harness.results.publish import FORMATS, leaderboard
 
 def cmd_rescore(args: argparse.Namespace) -> int:
     """Re-score a run's kept logs with today's scorer (inspect's own `score`), then summarize."""
-    from inspect_ai import score as inspect_score
-    from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
-
-    from harness.results.report import read_run, summarize
-    from harness.results.summary import price_for
-    from harness.run.benchmark import RunRecord, publish_run
-    from harness.scoring.scorer import todo_scorer
+    from harness.run.folder import RunFolder
     from harness.versions import TASK_VERSION
 
-    run_dir = str(args.run)
-    try:
-        record = RunRecord.model_validate_json(storage.read_text(storage.join(run_dir, "run.json")))
-    except (OSError, ValueError) as error:
-        raise UsageError(f"{run_dir}: no readable run.json (a todo-bench run folder)") from error
-    logs = list_eval_logs(storage.join(run_dir, "logs"), recursive=True)
-    if not logs:
-        raise UsageError(f"{run_dir}: no kept logs under logs/ to re-score")
-    for info in logs:
-        try:
-            log = read_eval_log(info)
-        except Exception:  # a damaged object: read_run below names it and skips it
-            continue
-        if log.status != "success":
-            continue  # an unfinished variant: resume the run, then re-score
-        rescored = inspect_score(log, [todo_scorer()], action="overwrite", display="none")
-        write_eval_log(rescored, info.name)
-    results, problems = read_run(storage.join(run_dir, "logs"))
-    if not results:
-        raise UsageError(f"{run_dir}: no successful logs to summarize")
-    origin = record.provenance.model_copy(update={"task_version": TASK_VERSION})
-    summary = summarize(
-        results,
-        seed=record.seed,
-        # the price the run was made with (a run.json from before 2026-12-04 has none recorded)
-        price=record.price if record.priced else price_for(record.model),
-        provenance=origin,
-        problems=problems,
-        expected=record.variants,
-    )
-    print(publish_run(summary, run_dir))
-    print(f"re-scored {len(logs)} logs in {run_dir} with task version {TASK_VERSION}")
+    folder = RunFolder(str(args.run))
+    summary, rescored = folder.rescore()
+    print(folder.publish(summary))
+    print(f"re-scored {rescored} logs in {folder.path} with task version {TASK_VERSION}")
     return 0 if summary.complete else 1
 
 

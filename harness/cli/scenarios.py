@@ -60,7 +60,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 def _validate(files: list[Path], folder: str) -> int:
     """Every file on its own line, each verified even after a failure; exit 2 if any fails."""
-    from harness.run.scenario_check import load_verified
+    from harness.run.verified import load_verified
 
     if not files:
         raise UsageError(f"{folder}: no *.yaml scenario files found")

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.results import outputs
+from harness.results.outputs import publish_set
 from harness.results.publish import FORMATS
 from harness.results.summary import read_summary
-from harness.run import benchmark
-from harness.run.benchmark import publish_set
 from tests.helpers import ROOT
 
 BASELINE = ROOT / "results" / "baseline" / "summary.json"
@@ -77,7 +77,7 @@ def test_fresh_replaces_published_results_whole(tmp_path: Path) -> None:
 def test_publish_writes_the_whole_set_beside_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(benchmark, "_browser", lambda: None)  # no chromium
+    monkeypatch.setattr(outputs, "_browser", lambda: None)  # no chromium
     latest = tmp_path / "latest"
     _published(latest)
     run = tmp_path / "run"
@@ -111,7 +111,7 @@ def test_publish_retakes_the_picture_where_a_browser_is_installed(
         'printf png > "${a#--screenshot=}";; esac; done\n'
     )
     browser.chmod(browser.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setattr(benchmark, "_browser", lambda: str(browser))
+    monkeypatch.setattr(outputs, "_browser", lambda: str(browser))
     said: list[str] = []
     folder = tmp_path / "latest"
     _published(folder)
@@ -127,7 +127,7 @@ def test_publish_retakes_the_picture_where_a_browser_is_installed(
 def test_a_set_missing_a_format_is_written_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(benchmark, "_browser", lambda: None)
+    monkeypatch.setattr(outputs, "_browser", lambda: None)
     folder = tmp_path / "latest"
     folder.mkdir()
     summary = read_summary(BASELINE)

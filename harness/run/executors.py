@@ -1,0 +1,110 @@
+"""Where a run's episodes run, behind one interface: `executor_for(options).run(plan, folder)`
+is True when every variant finished. `LocalExecutor`: worker processes on this machine (one eval
+set per variant); `RayExecutor`: the plan's shards as tasks on a Ray cluster."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Protocol
+
+from harness.progress import RunProgress
+from harness.run import ray_executor, runner
+from harness.run.folder import RunFolder
+from harness.run.options import OWN_DISPLAY, RunOptions
+from harness.run.runner import RunPlan
+from harness.run.shards import ShardRecord, done_episodes, split
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+class Silenced(Exception):
+    """The model answered nothing for the run's silence limit; the run was stopped."""
+
+
+class Executor(Protocol):
+    def run(self, plan: RunPlan, folder: RunFolder) -> bool:
+        """Run every episode of the plan not already in the folder's logs."""
+        ...
+
+
+class LocalExecutor:
+    """Variants as eval sets, spread over worker processes (`harness/run/runner.py`)."""
+
+    def __init__(self, options: RunOptions, say: Callable[[str], None] = _stderr) -> None:
+        self.options, self.say = options, say
+
+    def run(self, plan: RunPlan, folder: RunFolder) -> bool:
+        options = self.options
+        total = len(plan.variants) * len(plan.scenarios.split(",")) * plan.epochs
+        with RunProgress(
+            total,
+            runner.completed_episodes(plan),
+            enabled=options.display == OWN_DISPLAY,
+            silence_limit=None if plan.model.startswith("sim/") else options.silence_limit,
+            waiting_for=plan.model,
+        ) as display:
+            try:
+                return runner.run(plan, options.workers, display)
+            except KeyboardInterrupt:
+                if display.silenced is None:
+                    raise  # the user's Ctrl-C
+                raise Silenced(display.silenced) from None
+
+
+class RayExecutor:
+    """The plan's shards not already in the store, on a Ray cluster; their attempts and
+    outcome recorded in the folder's shards.json."""
+
+    def __init__(self, options: RunOptions, say: Callable[[str], None] = _stderr) -> None:
+        self.options, self.say = options, say
+
+    def run(self, plan: RunPlan, folder: RunFolder) -> bool:
+        options, say = self.options, self.say
+        shards = split(plan.variants, plan.scenarios.split(","), options.shard_size)
+        records = {
+            s.id: ShardRecord(id=s.id, variant=s.variant.label, scenarios=s.scenarios)
+            for s in shards
+        }
+        for shard_id, attempts in folder.shard_attempts().items():  # earlier drivers' attempts
+            if shard_id in records:
+                records[shard_id].attempts = attempts
+        done, todo = 0, []
+        for shard in shards:
+            episodes = done_episodes(plan, shard, say)
+            if episodes:
+                records[shard.id].status = "done"
+                done += episodes
+            else:
+                todo.append(shard)
+        if done:
+            kept = len(shards) - len(todo)
+            say(f"todo-bench: {kept} of {len(shards)} shards already in the store")
+        before = {shard_id: record.attempts for shard_id, record in records.items()}
+        total = len(plan.variants) * len(plan.scenarios.split(",")) * plan.epochs
+        with RunProgress(total, done, enabled=options.display == OWN_DISPLAY) as display:
+            try:
+                ray_executor.run_on_ray(
+                    plan, todo, records, display, options.ray_address, options.shard_retries
+                )
+            finally:
+                for shard in todo:  # this driver's attempts add to the earlier ones
+                    records[shard.id].attempts += before[shard.id]
+                folder.write_shards(list(records.values()))
+        failed = [r for r in records.values() if r.status != "done"]
+        for record in failed:
+            say(
+                f"todo-bench: shard {record.id} failed after {record.attempts} attempts"
+                + (f": {record.error}" if record.error else "")
+            )
+        return not failed
+
+
+def executor_for(options: RunOptions, say: Callable[[str], None] = _stderr) -> Executor:
+    kinds: dict[str, type[LocalExecutor] | type[RayExecutor]] = {
+        "local": LocalExecutor,
+        "ray": RayExecutor,
+    }
+    return kinds[options.executor](options, say)
