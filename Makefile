@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install lock bench test test-slow test-fast lint perf perf-instructions scaling cluster-scaling real-model clean regress baseline report
+.PHONY: agents install lock bench test test-slow test-fast lint perf perf-instructions scaling cluster-scaling real-model clean regress baseline report
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -86,6 +86,18 @@ scaling: $(STAMP)
 # one process vs two local workers vs a two-node Ray cluster started here: results/cluster-scaling/
 cluster-scaling: $(STAMP)
 	$(BIN)/python scripts/cluster_scaling.py
+
+# the shipping agents' CLIs (Claude Code, Codex CLI, OpenCode) at the versions pinned in
+# scripts/agents/package-lock.json, into .agents/ (ignored): `npm ci` checks every package's
+# sha512 against the lock (npm ci refuses a lock without the other platforms' optional packages, so
+# npm install, which keeps the locked versions and checks them too). Not needed by make bench or make test (issue #44, under way)
+agents:
+	mkdir -p .agents
+	cp scripts/agents/package.json scripts/agents/package-lock.json .agents/
+	cd .agents && npm install --no-audit --no-fund --silent --no-save 2>&1 | grep -v EBADENGINE || true
+	@ls .agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude \
+		.agents/node_modules/@openai/codex-linux-x64/vendor/*/bin/codex \
+		.agents/node_modules/opencode-linux-x64/bin/opencode 2>/dev/null || true
 
 real-model: $(STAMP)
 	bash scripts/local_model.sh
