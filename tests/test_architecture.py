@@ -19,6 +19,7 @@ WINGS = (
     "suite",
     "todo",
     "episode",
+    "sessions",
     "scoring",
     "models",
     "audit",

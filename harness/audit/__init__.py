@@ -9,8 +9,8 @@ from pathlib import Path
 from tabulate import tabulate
 
 from harness.audit.model import CATEGORIES, AuditReport, SessionAudit
-from harness.audit.readers import AuditError, detect, read
 from harness.audit.score import audit_events, totals
+from harness.sessions.readers import AuditError, detect, read
 
 SUFFIXES = (".jsonl", ".json", ".eval")
 

@@ -29,11 +29,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 from tabulate import tabulate
 
-from harness.audit.model import Change, Event, Item, TodoState, UserMessage
+from harness.audit.model import Change
 from harness.audit.score import READS, judge, pair
 from harness.models.sim import tokens
-from harness.models.sim.dialects import classic_names, to_product
+from harness.sessions.events import Event, Item, TodoState, UserMessage
 from harness.todo.base import MAX_ITEMS, STATUSES, TodoItem, TodoRejected, TodoStore
+from harness.todo.dialects import classic_names, to_product
 from harness.todo.registry import designs
 from harness.todo.variants import Variant
 
@@ -266,8 +267,8 @@ class ReplayReport(BaseModel):
 
 def run_replay(paths: list[Path], variants: list[Variant]) -> ReplayReport:
     """Replay every readable session of these files through every design."""
-    from harness.audit.readers import AuditError, final_reply, read
     from harness.episode.ending import classify_ending
+    from harness.sessions.readers import AuditError, final_reply, read
 
     sessions: list[list[Step]] = []
     reply = claimed = unfinished = 0

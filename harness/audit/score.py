@@ -28,21 +28,18 @@ from difflib import SequenceMatcher
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from harness.audit.model import (
-    CATEGORIES,
+from harness.audit.model import CATEGORIES, Change, SessionAudit, Transition
+from harness.matcher import related
+from harness.sessions.events import (
     TASK_ISSUES,
-    Change,
     Compaction,
     Event,
     Item,
     Note,
-    SessionAudit,
     TaskIssue,
     TodoState,
-    Transition,
     UserMessage,
 )
-from harness.matcher import related
 
 #: todo calls that read the list: counted as calls, never as transitions
 READS = frozenset({"TaskList", "TaskGet", "list_todos"})

@@ -184,7 +184,7 @@ def _check_model(model: str) -> None:
 def _check_sim_can_drive(variants: list[Variant]) -> None:
     """Refuse a design whose todo tools the simulated agent does not speak: its row would show
     episodes that measure nothing (the agent calls tools the design does not offer)."""
-    from harness.models.sim.dialects import drivable
+    from harness.todo.dialects import drivable
     from harness.todo.registry import designs
 
     registry = designs()

@@ -24,12 +24,12 @@ from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 
 from harness.episode.gate.planner import SCHEMA_NAME
 from harness.models.sim import tokens
-from harness.models.sim.dialects import classic_names, drivable, seed_view, to_product
 from harness.models.sim.memory import Memory
 from harness.models.sim.policy import SimPolicy
 from harness.models.sim.profiles import load_profile
 from harness.models.sim.wording import word_plan
 from harness.suite.scenario import SCENARIO_DIR, Scenario, load_scenarios
+from harness.todo.dialects import classic_names, drivable, seed_view, to_product
 
 _DEFAULT_CONFIG = GenerateConfig()
 

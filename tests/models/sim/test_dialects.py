@@ -5,7 +5,7 @@ from __future__ import annotations
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 from inspect_ai.tool import ToolCall
 
-from harness.models.sim.dialects import seed_view
+from harness.todo.dialects import seed_view
 
 
 def _call(call_id: str, function: str, arguments: dict[str, str]) -> ToolCall:

@@ -22,15 +22,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.audit.model import (
-    Compaction,
-    Event,
-    Item,
-    Note,
-    TaskIssue,
-    TodoState,
-    UserMessage,
-)
+from harness.sessions.events import Compaction, Event, Item, Note, TaskIssue, TodoState, UserMessage
 
 
 class AuditError(Exception):
