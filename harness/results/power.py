@@ -23,6 +23,7 @@ Pure functions over a `Summary`; the CLI renders them.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -39,6 +40,7 @@ Method = Literal["auto", "closed form", "simulation"]
 #: simulated runs per candidate size, and the largest number of scenarios searched
 SIMULATIONS = 1000
 MAX_SCENARIOS = 5000
+MAX_EPOCHS = 1000
 
 
 class Plan(BaseModel):
@@ -62,6 +64,8 @@ class Plan(BaseModel):
     design_effect: float
     method: str  # "closed form" | "simulation" | "" when not plannable
     scenarios: int | None = None  # planned scenarios (each run for `epochs` epochs)
+    #: or: epochs per scenario on the pilot's own scenarios (None: not reachable that way)
+    epochs_on_pilot_scenarios: int | None = None
     episodes: int | None = None  # planned episodes of the pair (both variants)
     tokens: float | None = None  # input + output tokens of those episodes at the pilot's rate
     cost_usd: float | None = None  # their price at the pilot's cost per episode, if known
@@ -171,6 +175,63 @@ def adjusted_groups(values: list[float], clusters: list[str]) -> list[np.ndarray
     return out
 
 
+def smallest(reaches: Callable[[int], bool], first: int, limit: int) -> int | None:
+    """The smallest size from `first` to `limit` that `reaches` (assumed monotone: doubling,
+    then bisection), or None when `limit` does not."""
+    if reaches(first):
+        return first
+    low, high = first, first * 2
+    while high < limit and not reaches(high):
+        low, high = high, high * 2
+    if high >= limit:
+        if not reaches(limit):
+            return None
+        high = limit
+    while high - low > 1:  # low fails, high reaches
+        mid = (low + high) // 2
+        low, high = (low, mid) if reaches(mid) else (mid, high)
+    return high
+
+
+def closed_form_epochs(
+    mde: float, sd: float, icc: float, scenarios: int, alpha: float, power: float
+) -> int | None:
+    """Epochs per scenario that detect `mde` on a fixed set of `scenarios` (the suite one has):
+    from scenarios * m = n * (1 + (m - 1) * icc), m = n (1 - icc) / (scenarios - n icc); None
+    when more epochs cannot make up for too few scenarios (scenarios <= n icc) or need more
+    than MAX_EPOCHS."""
+    n = float(
+        TTestPower().solve_power(
+            effect_size=abs(mde) / sd, alpha=alpha, power=power, alternative="two-sided"
+        )
+    )
+    if scenarios <= n * icc:
+        return None
+    m = max(1, math.ceil(n * (1 - icc) / (scenarios - n * icc)))
+    return m if m <= MAX_EPOCHS else None
+
+
+def simulated_epochs(
+    values: list[float],
+    clusters: list[str],
+    mde: float,
+    scenarios: int,
+    alpha: float,
+    power: float,
+    simulations: int = SIMULATIONS,
+    seed: int = 0,
+) -> int | None:
+    """The fewest epochs (1 to MAX_EPOCHS) per scenario that reach `power` by simulation with
+    `scenarios` scenarios; None when even the most do not."""
+    groups = adjusted_groups(values, clusters)
+    shift = mde - float(np.mean(values))
+
+    def reaches(m: int) -> bool:
+        return simulated_power(groups, shift, scenarios, m, alpha, simulations, seed) >= power
+
+    return smallest(reaches, 1, MAX_EPOCHS)
+
+
 def simulated_scenarios(
     values: list[float],
     clusters: list[str],
@@ -189,18 +250,7 @@ def simulated_scenarios(
     def reaches(k: int) -> bool:
         return simulated_power(groups, shift, k, epochs, alpha, simulations, seed) >= power
 
-    low, high = 1, 2
-    while not reaches(high):
-        low, high = high, high * 2
-        if high > MAX_SCENARIOS:
-            if not reaches(MAX_SCENARIOS):
-                return None
-            high = MAX_SCENARIOS
-            break
-    while high - low > 1:  # low fails (or is 1), high reaches
-        mid = (low + high) // 2
-        low, high = (low, mid) if reaches(mid) else (mid, high)
-    return high
+    return smallest(reaches, 2, MAX_SCENARIOS)
 
 
 def choose_method(metric: str, method: Method) -> Literal["closed form", "simulation"]:
@@ -280,12 +330,15 @@ def plan(
             update={"note": "not plannable: the paired differences do not vary in the pilot"}
         )
     chosen = choose_method(metric, method)
+    k = len(set(clusters))
     if chosen == "closed form":
-        scenarios: int | None = closed_form_scenarios(
-            target, math.sqrt(total), icc, m, alpha, power
-        )[0]
+        sd = math.sqrt(total)
+        scenarios: int | None = closed_form_scenarios(target, sd, icc, m, alpha, power)[0]
+        on_pilot = closed_form_epochs(target, sd, icc, k, alpha, power)
     else:
         scenarios = simulated_scenarios(diffs, clusters, target, m, alpha, power, simulations, seed)
+        on_pilot = simulated_epochs(diffs, clusters, target, k, alpha, power, simulations, seed)
+    row = row.model_copy(update={"epochs_on_pilot_scenarios": on_pilot})
     if scenarios is None:
         return row.model_copy(
             update={"method": chosen, "note": f"not reached with {MAX_SCENARIOS} scenarios"}
@@ -338,6 +391,7 @@ HEADERS = [
     "MDE",
     "method",
     "scenarios x epochs",
+    "or on the pilot's",
     "episodes",
     "tokens",
     "cost USD",
@@ -362,10 +416,19 @@ def _row(p: Plan) -> list[object]:
         f"{p.mde:+.3f}",
         p.method or "-",
         size,
+        _on_pilot(p),
         f"{p.episodes:,}" if p.episodes is not None else "-",
         f"{p.tokens:,.0f}" if p.tokens is not None else "-",
         f"{p.cost_usd:,.2f}" if p.cost_usd is not None else "n/a",
     ]
+
+
+def _on_pilot(p: Plan) -> str:
+    if not p.method:
+        return "-"
+    if p.epochs_on_pilot_scenarios is None:
+        return f"{p.pilot_scenarios} x (> {MAX_EPOCHS}): too few scenarios"
+    return f"{p.pilot_scenarios} x {p.epochs_on_pilot_scenarios}"
 
 
 def render(plans: list[Plan], model: str, fmt: Literal["text", "md"] = "text") -> str:

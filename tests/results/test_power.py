@@ -12,6 +12,7 @@ from statsmodels.stats.power import TTestPower
 from harness.metrics import METRICS
 from harness.results.power import (
     check_inputs,
+    closed_form_epochs,
     closed_form_scenarios,
     paired_differences,
     plan,
@@ -138,3 +139,17 @@ def test_bad_inputs_are_refused() -> None:
     )
     with pytest.raises(ValueError, match="no per-episode values"):
         check_inputs(bare, [("A", "B")], ["turns"])
+
+
+def test_epochs_on_the_pilot_scenarios_follow_the_design_effect() -> None:
+    """On a fixed set of k scenarios, the fewest epochs m with k m >= n (1 + (m - 1) ICC); none
+    when the between-scenario variance alone is too much for k scenarios."""
+    n = TTestPower().solve_power(effect_size=0.3, alpha=0.05, power=0.8, alternative="two-sided")
+    m = closed_form_epochs(0.3, 1.0, 0.25, 40, 0.05, 0.8)
+    assert m is not None
+    assert 40 * m >= n * (1 + (m - 1) * 0.25)
+    assert 40 * (m - 1) < n * (1 + (m - 2) * 0.25)
+    assert closed_form_epochs(0.3, 1.0, 0.25, 20, 0.05, 0.8) is None  # 20 <= n ICC
+    s = synthetic()
+    row = plan(s, "A", "B", "turns", mde=0.3, method="simulation", simulations=300)
+    assert row.epochs_on_pilot_scenarios == 1  # 200 scenarios: one epoch each is plenty
