@@ -34,7 +34,7 @@ from tabulate import tabulate
 
 from harness.metrics import BY_NAME
 from harness.results.stats import clustered
-from harness.results.summary import Price, Summary, VariantSummary
+from harness.results.summary import Price, Stat, Summary, VariantSummary
 
 Method = Literal["auto", "closed form", "simulation"]
 #: simulated runs per candidate size, and the largest number of scenarios searched
@@ -263,16 +263,16 @@ def choose_method(metric: str, method: Method) -> Literal["closed form", "simula
 def cost_per_episode(variant: VariantSummary, price: Price | None) -> tuple[float, float | None]:
     """(tokens, dollars) per episode of a variant in the pilot: its mean input + output tokens,
     and its measured cost (or those tokens at `price`; None when neither is known)."""
-    m = variant.metrics
-    tokens = m["input_tokens"].mean + m["output_tokens"].mean
+    none = Stat(mean=0.0, stderr=0.0)
+    read, cached, wrote = (
+        variant.metrics.get(k, none).mean
+        for k in ("input_tokens", "cache_read_tokens", "output_tokens")
+    )
     if variant.cost_usd is not None:
-        return tokens, variant.cost_usd.mean
+        return read + wrote, variant.cost_usd.mean
     if price is not None:
-        cost = price.cost(
-            m["input_tokens"].mean, m["cache_read_tokens"].mean, m["output_tokens"].mean
-        )
-        return tokens, cost
-    return tokens, None
+        return read + wrote, price.cost(read, cached, wrote)
+    return read + wrote, None
 
 
 def plan(
