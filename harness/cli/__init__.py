@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from harness.cli import compare, publishing, run, scenarios, sessions
+from harness.cli import compare, power, publishing, run, scenarios, sessions
 from harness.cli.args import Parser
 from harness.errors import UsageError
 from harness.models.sim.profiles import ProfileError
@@ -16,7 +16,7 @@ from harness.storage import StoreError
 from harness.suite.scenario import ScenarioError
 
 #: the command groups, in the order `--help` lists them
-GROUPS = (run, publishing, compare, sessions, scenarios)
+GROUPS = (run, publishing, compare, power, sessions, scenarios)
 DESCRIPTION = (
     "Run the benchmark, publish and compare its results, audit real sessions, check scenarios."
 )

@@ -1,0 +1,142 @@
+"""`todo-bench power`: plan the size and cost of a run from a pilot run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from harness.cli.args import Commands, positive_at_most, read
+from harness.errors import UsageError
+
+DEFAULT_METRICS = "task_success,dropped_todos"
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def _effect(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value == 0:
+        raise argparse.ArgumentTypeError(
+            f"must be a non-zero number (a minimum effect of 0 cannot be planned), got {text}"
+        )
+    return value
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    out = []
+    for item in (p.strip() for p in text.split(",") if p.strip()):
+        base, sep, new = item.partition(":")
+        if not sep or not base or not new:
+            raise UsageError(f"--pairs expects BASE:NEW[,BASE:NEW...], got {item!r}")
+        out.append((base, new))
+    if not out:
+        raise UsageError("--pairs names no pair")
+    return out
+
+
+def cmd_power(args: argparse.Namespace) -> int:
+    from harness.results.power import check_inputs, default_pairs, plan, render
+    from harness.results.summary import price_for
+
+    summary = read(args.pilot)
+    if not summary.variants:
+        raise UsageError(f"{args.pilot}: the summary has no variants")
+    pairs = _pairs(args.pairs) if args.pairs else default_pairs(summary)
+    if not pairs:
+        raise UsageError(f"{args.pilot}: one variant only; nothing to pair (--pairs A:B)")
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    if not metrics:
+        raise UsageError("--metrics names no metric")
+    check_inputs(summary, pairs, metrics)
+    price = None
+    if args.price:
+        price = price_for(args.price)
+        if price is None:
+            raise UsageError(f"--price {args.price}: no price for that model in prices.yaml")
+    plans = [
+        plan(
+            summary,
+            base,
+            new,
+            metric,
+            mde=args.mde,
+            alpha=args.alpha,
+            power=args.power,
+            epochs=args.epochs,
+            method="closed form" if args.method == "closed" else args.method,
+            simulations=args.simulations,
+            seed=args.seed,
+            price=price,
+        )
+        for base, new in pairs
+        for metric in metrics
+    ]
+    if args.format == "json":
+        print(json.dumps([p.model_dump() for p in plans], indent=2))
+    else:
+        print(render(plans, summary.model, args.format), end="")
+    return 0
+
+
+def add(sub: Commands) -> None:
+    """Plan a run's size and cost from a pilot."""
+    power = sub.add_parser(
+        "power",
+        help="plan how many scenarios x epochs (and what cost) detect an effect, from a pilot run",
+        description="From a pilot run's per-episode values: for each pair of variants and "
+        "metric, the paired effect with its 95%% interval, the between- and within-scenario "
+        "variance of the paired differences, and the scenarios x epochs needed to detect "
+        "--mde at --alpha with --power, the clustering of epochs in scenarios taken into "
+        "account (closed form: statsmodels' t-test power with the design effect; simulation: "
+        "resampling the pilot), with the planned run's episodes, tokens and dollars.",
+    )
+    power.add_argument("pilot", help="run folder or summary.json of the pilot run")
+    power.add_argument(
+        "--pairs", metavar="A:B,C:D", help="variant pairs (default: each against the first)"
+    )
+    power.add_argument(
+        "--metrics", default=DEFAULT_METRICS, help=f"metrics to plan for ({DEFAULT_METRICS})"
+    )
+    power.add_argument(
+        "--mde", type=_effect, help="minimum effect to detect, new - base (default: observed)"
+    )
+    power.add_argument("--alpha", type=_fraction, default=0.05, help="two-sided (0.05)")
+    power.add_argument("--power", type=_fraction, default=0.8, help="target power (0.8)")
+    power.add_argument(
+        "--epochs", type=positive_at_most(1000), help="epochs per scenario planned (the pilot's)"
+    )
+    power.add_argument(
+        "--method",
+        default="auto",
+        choices=["auto", "closed", "simulation"],
+        help="auto: closed form for rates, simulation for counts",
+    )
+    power.add_argument(
+        "--simulations",
+        type=positive_at_most(100_000),
+        default=1000,
+        help="simulated runs per size tried (1000)",
+    )
+    power.add_argument("--seed", type=int, default=0, help="seed of the simulation (0)")
+    power.add_argument(
+        "--price",
+        metavar="MODEL",
+        help="price tokens as MODEL (prices.yaml) if the pilot has no cost",
+    )
+    power.add_argument("--format", default="text", choices=["text", "md", "json"])
+    power.set_defaults(func=cmd_power)
+
+
+__all__ = ["add"]
