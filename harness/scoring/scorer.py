@@ -31,7 +31,8 @@ from harness.episode.ledger import (
 from harness.episode.record import scenario_of, take_record, task_state_block
 from harness.matcher import match_subtasks, related
 from harness.metrics import METRICS
-from harness.suite.scenario import WORKSPACE_TOOLS, Scenario
+from harness.suite.scenario import Scenario
+from harness.suite.workspace_tools import WORKSPACE_TOOLS
 from harness.todo.base import TodoItem
 
 P = ParamSpec("P")
