@@ -3,7 +3,8 @@ JSON fields, what `compare` watches and which way is better all come from this t
 docs/metrics.md names every metric in it (`tests/test_metrics.py` fails when one of them does not).
 
 To add a metric: one `Metric(...)` line here (in the order the scorer reports it), and its
-detector in `harness/scoring/scorer.py` (`detect` fills `Counts.values[name]`).
+detector in `harness/scoring/scorer.py` (a detector `detect` runs fills `Counts.values[name]` and
+declares it in its `@produces(...)`; a declared metric no detector produces fails the tests).
 """
 
 from __future__ import annotations

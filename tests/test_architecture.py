@@ -29,8 +29,10 @@ WINGS = (
 )
 GROUND = {
     "metrics", "matcher", "paths", "progress", "storage", "versions", "errors", "_face",
-    "PACKAGE_DIR",
+    "_inspect_private", "PACKAGE_DIR",
 }  # fmt: skip
+#: the one module that may import inspect's private modules
+INSPECT_PRIVATE = "harness._inspect_private"
 
 
 def _wing(module: str) -> str:
@@ -133,3 +135,62 @@ def test_the_run_wing_is_small_modules_around_a_short_run_benchmark() -> None:
     ]
     assert function.end_lineno is not None
     assert function.end_lineno - function.lineno + 1 <= 50
+
+
+def _private_or_mock(module: str) -> bool:
+    """inspect's private modules (`inspect_ai._util`, `inspect_ai.model._model_call`), and
+    unittest.mock, which production code does not use."""
+    parts = module.split(".")
+    if parts[0] == "inspect_ai":
+        return any(part.startswith("_") for part in parts[1:])
+    return module == "unittest.mock"
+
+
+def forbidden_imports(sources: dict[str, str]) -> list[str]:
+    """`module -> target` for each import (at any depth, type-checking blocks included) of a
+    private inspect module or of unittest.mock, outside INSPECT_PRIVATE."""
+    found = []
+    for module, source in sources.items():
+        if module == INSPECT_PRIVATE:
+            continue
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                # `from inspect_ai.model import _assistant_internal` loads a private module too
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            found += [f"{module} -> {name}" for name in names if _private_or_mock(name)][:1]
+    return found
+
+
+def _sources() -> dict[str, str]:
+    return {
+        ".".join(path.relative_to(HARNESS.parent).with_suffix("").parts): path.read_text("utf-8")
+        for path in sorted(HARNESS.rglob("*.py"))
+    }
+
+
+def test_only_one_module_reaches_inspects_private_apis_and_none_uses_mock() -> None:
+    assert forbidden_imports(_sources()) == []
+    assert INSPECT_PRIVATE in _sources()
+
+
+def test_the_rule_catches_private_inspect_imports_and_mock() -> None:
+    sources = {
+        "harness.a": "from inspect_ai.model._model_call import ModelCall",
+        "harness.b": "from inspect_ai.model import _assistant_internal as internal",
+        "harness.c": "import inspect_ai._util.registry",
+        "harness.d": "from unittest import mock",
+        "harness.e": "def f():\n    from unittest.mock import patch",
+        "harness.ok": "from inspect_ai.model import ModelCall\nimport unittest",
+        INSPECT_PRIVATE: "from inspect_ai._util.registry import _registry",
+    }
+    assert forbidden_imports(sources) == [
+        "harness.a -> inspect_ai.model._model_call",
+        "harness.b -> inspect_ai.model._assistant_internal",
+        "harness.c -> inspect_ai._util.registry",
+        "harness.d -> unittest.mock",
+        "harness.e -> unittest.mock",
+    ]

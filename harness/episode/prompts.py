@@ -39,18 +39,3 @@ FAKE_CALL_BLOCKED = (
     "You wrote a tool call as text instead of calling the tool. Nothing was executed. "
     "Call the tool for real."
 )
-
-#: workspace tools; each todo design describes its own tools (harness/todo/specs.py)
-TOOL_DESCRIPTIONS = {
-    "list_files": "List every file in the workspace (relative paths).",
-    "read_file": "Read a text file (an .xlsx file is shown as rows).",
-    "write_file": "Create or overwrite a text file.",
-    "rename_file": "Rename or move a file.",
-    "delete_file": "Delete a file.",
-    "create_excel": (
-        "Write a real .xlsx sheet: give `rows` (list of rows, each a list of cells), or set "
-        "`from_workspace_files` to true to write a header 'file' and one row per workspace "
-        "file. An existing workbook keeps its other sheets."
-    ),
-    "write_csv": "Write rows (list of lists of cells) to a CSV file.",
-}

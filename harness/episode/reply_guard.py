@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import functools
 import itertools
 from dataclasses import dataclass
 from typing import Any
@@ -34,9 +33,10 @@ from typing import Any
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
-from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolCall
 from pydantic import BaseModel
+
+from harness._inspect_private import tolerate_set_response
 
 #: the deepest nesting a reply may carry, counted as inspect counts tool arguments (the
 #: arguments object is level 1); the bound inspect itself applies to arguments it parses
@@ -338,16 +338,4 @@ def tolerate_deep_responses() -> None:
     retries with the response cut at MAX_DEPTH (and its surrogates fixed) when converting it
     fails, instead of failing the model call, so the reply reaches the loop and its guard.
     A response that converts is recorded as before. Installed once per process."""
-    original = ModelCall.set_response
-    if getattr(original, "_tolerant", False):
-        return
-
-    @functools.wraps(original)
-    def set_response(self: ModelCall, response: Any, time: float | None = None) -> None:
-        try:
-            original(self, response, time)
-        except ValueError:  # pydantic-core's depth limit
-            original(self, _Walk(as_data=True).value(response), time)
-
-    set_response._tolerant = True  # type: ignore[attr-defined]
-    ModelCall.set_response = set_response  # type: ignore[method-assign]
+    tolerate_set_response(lambda response: _Walk(as_data=True).value(response))

@@ -12,8 +12,8 @@ from inspect_ai.tool import ToolDef, ToolError, ToolParams
 
 from harness.episode.gate.tracker import TaskStateTracker
 from harness.episode.ledger import Ledger, TickEvent, TodoEvent, WorkspaceEvent
-from harness.episode.prompts import TOOL_DESCRIPTIONS
 from harness.episode.workspace import Workspace, WorkspaceError
+from harness.suite.workspace_tools import SPECS, WorkspaceToolSpec
 from harness.todo.base import CapExceeded, TodoRejected, TodoStore
 from harness.todo.specs import ToolSpec
 
@@ -86,9 +86,9 @@ def _malformed(tool: str, failure: Exception) -> str:
     return f"{tool} could not use these arguments ({detail}); check the tool's parameters."
 
 
-def _workspace_tool(
-    episode: Episode, name: str, op: Callable[..., str], params: dict[str, str]
-) -> ToolDef:
+def _workspace_tool(episode: Episode, spec: WorkspaceToolSpec, op: Callable[..., str]) -> ToolDef:
+    name = spec.name
+
     async def run(**kwargs: Any) -> str:
         try:
             result, ok = op(**kwargs), True
@@ -119,12 +119,7 @@ def _workspace_tool(
             raise ToolError(result)
         return result
 
-    return _define(run, name, params, _signature(name))
-
-
-def _signature(name: str) -> Callable[..., Awaitable[str]]:
-    """A typed stub whose signature inspect reads to build the tool's JSON schema."""
-    return _SIGNATURES[name]
+    return _define(run, name, spec.params, spec.signature, spec.description)
 
 
 def _define(
@@ -132,17 +127,19 @@ def _define(
     name: str,
     params: dict[str, str],
     signature: Callable[..., Awaitable[str]],
-    description: str | None = None,
+    description: str,
 ) -> ToolDef:
+    """A tool whose schema inspect reads from `signature`, a typed stub, and `params`' docs."""
     stub_signature, hints = _stub(signature)
     run.__signature__ = stub_signature  # type: ignore[attr-defined]
     run.__annotations__ = hints
     run.__name__ = name
-    text = description or TOOL_DESCRIPTIONS[name]
     key = (name, tuple(params.items()), signature)
     if key not in _SCHEMAS:
-        _SCHEMAS[key] = ToolDef(run, name=name, description=text, parameters=params).parameters
-    return ToolDef(run, name=name, description=text, parameters=_SCHEMAS[key])
+        _SCHEMAS[key] = ToolDef(
+            run, name=name, description=description, parameters=params
+        ).parameters
+    return ToolDef(run, name=name, description=description, parameters=_SCHEMAS[key])
 
 
 #: each tool's JSON schema, derived once per process rather than once per episode (inspect
@@ -156,80 +153,13 @@ def _stub(signature: Callable[..., Awaitable[str]]) -> tuple[pyinspect.Signature
     return pyinspect.signature(signature), get_type_hints(signature)
 
 
-async def _list_files() -> str:
-    raise NotImplementedError
-
-
-async def _read_file(path: str) -> str:
-    raise NotImplementedError
-
-
-async def _write_file(path: str, content: str) -> str:
-    raise NotImplementedError
-
-
-async def _rename_file(src: str, dst: str) -> str:
-    raise NotImplementedError
-
-
-async def _delete_file(path: str) -> str:
-    raise NotImplementedError
-
-
-async def _create_excel(
-    path: str,
-    rows: list[list[str]] | None = None,
-    from_workspace_files: bool = False,
-    sheet: str = "Sheet1",
-) -> str:
-    raise NotImplementedError
-
-
-async def _write_csv(path: str, rows: list[list[str]]) -> str:
-    raise NotImplementedError
-
-
-_SIGNATURES: dict[str, Callable[..., Awaitable[str]]] = {
-    "list_files": _list_files,
-    "read_file": _read_file,
-    "write_file": _write_file,
-    "rename_file": _rename_file,
-    "delete_file": _delete_file,
-    "create_excel": _create_excel,
-    "write_csv": _write_csv,
-}
-
-_PARAMS: dict[str, dict[str, str]] = {
-    "list_files": {},
-    "read_file": {"path": "Workspace-relative path."},
-    "write_file": {"path": "Workspace-relative path.", "content": "Full file content."},
-    "rename_file": {"src": "Current path.", "dst": "New path."},
-    "delete_file": {"path": "Workspace-relative path."},
-    "create_excel": {
-        "path": "Output .xlsx path.",
-        "rows": "Rows to write, each a list of cells.",
-        "from_workspace_files": "Write one row per workspace file instead of `rows`.",
-        "sheet": "Sheet name.",
-    },
-    "write_csv": {"path": "Output .csv path.", "rows": "Rows, each a list of cells."},
-}
-
-
 def todo_tools(episode: Episode) -> list[ToolDef]:
     """The todo tools this episode's design offers, in a stable order."""
     return [_todo_tool(episode, spec) for spec in episode.store.tool_specs()]
 
 
 def workspace_tools(episode: Episode) -> list[ToolDef]:
-    """The seven workspace tools, every path sandboxed."""
+    """The seven workspace tools, every path sandboxed: one per spec, each run by the
+    workspace's method of the same name."""
     ws = episode.workspace
-    ops: dict[str, Callable[..., str]] = {
-        "list_files": ws.list_files,
-        "read_file": ws.read_file,
-        "write_file": ws.write_file,
-        "rename_file": ws.rename_file,
-        "delete_file": ws.delete_file,
-        "create_excel": ws.create_excel,
-        "write_csv": ws.write_csv,
-    }
-    return [_workspace_tool(episode, name, op, _PARAMS[name]) for name, op in ops.items()]
+    return [_workspace_tool(episode, spec, getattr(ws, spec.name)) for spec in SPECS]

@@ -21,11 +21,11 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     GenerateConfig,
     ModelAPI,
+    ModelCall,
     ModelOutput,
     get_model,
     modelapi,
 )
-from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 
 from harness.episode.record import RECOVERED

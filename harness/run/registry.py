@@ -1,8 +1,7 @@
 """Importing this registers the `sim` and `recover` model providers and the scorer (the inspect
 entry point, `todo_bench.todo_bench`, imports it)."""
 
-from inspect_ai._util.registry import _registry, registry_key
-
+from harness._inspect_private import alias_registered
 from harness.models.recover import RecoverModel
 from harness.models.sim.provider import SimModel
 from harness.scoring.scorer import todo_scorer
@@ -11,6 +10,6 @@ from harness.scoring.scorer import todo_scorer
 # up by that name alone; installed from a wheel, the scorer registers as "harness/todo_scorer",
 # so re-scoring a log could not find it. The alias makes both names resolve. (inspect's registry
 # offers no public call for an alias; tests/test_packaging.py re-scores a log from the wheel.)
-_registry.setdefault(registry_key("scorer", "todo_scorer"), todo_scorer)
+alias_registered("scorer", "todo_scorer", todo_scorer)
 
 __all__ = ["RecoverModel", "SimModel", "todo_scorer"]

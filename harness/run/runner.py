@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from multiprocessing.queues import Queue
 from types import FrameType
 from typing import Any
@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness import progress, storage
+from harness._inspect_private import without_provider_imports
 from harness.progress import RunProgress
 from harness.run import heap
 from harness.run.options import OWN_DISPLAY
@@ -126,25 +127,12 @@ def _quiet_console(quiet: bool) -> Iterator[None]:
         console.quiet = saved
 
 
-@contextmanager
-def _without_provider_state(model: str) -> Iterator[None]:
+def _without_provider_state(model: str) -> AbstractContextManager[None]:
     """inspect imports its openai and anthropic provider modules at every sample's start when
     those packages are installed, to reset their per-sample state (about 2 s of imports per
     process on this machine, more under load). The simulated agent keeps no such state, so a
-    sim-only variant skips them; other models are untouched. (The flags are inspect's private
-    ones: if they move, this does nothing.)"""
-    from inspect_ai.model import _assistant_internal as internal
-
-    flags = [f for f in ("_HAS_OPENAI", "_HAS_ANTHROPIC") if hasattr(internal, f)]
-    saved = {f: getattr(internal, f) for f in flags}
-    if model.startswith("sim/"):
-        for flag in flags:
-            setattr(internal, flag, False)
-    try:
-        yield
-    finally:
-        for flag, value in saved.items():
-            setattr(internal, flag, value)
+    sim-only variant skips them; other models are untouched (harness/_inspect_private.py)."""
+    return without_provider_imports(model.startswith("sim/"))
 
 
 def _run_share(plan: RunPlan, share: list[Variant], display: str) -> list[bool]:

@@ -24,9 +24,7 @@ from harness.episode.gate.tracker import TaskStateTracker
 from harness.episode.workspace import Workspace, WorkspaceError
 from harness.matcher import matches
 from harness.suite.scenario import Scenario, ScenarioError, Step, load_file
-
-#: steps that only look, so leaving one out cannot change the outcome
-READ_ONLY = frozenset({"list_files", "read_file"})
+from harness.suite.workspace_tools import BY_NAME, READ_ONLY
 
 
 class Problem(BaseModel):
@@ -113,8 +111,8 @@ def _inputs_unread(scenario: Scenario, steps: list[Step]) -> list[str]:
     touched = {
         Workspace.normalise(s.args[key])
         for s in steps
-        for key in ("path", "src")
-        if key in s.args and s.tool in ("read_file", "rename_file", "delete_file")
+        for key in (BY_NAME[s.tool].existing if s.tool in BY_NAME else ())
+        if key in s.args
     }
     return [f.path for f in scenario.all_files() if Workspace.normalise(f.path) not in touched]
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import ParamSpec
 
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
@@ -29,8 +31,11 @@ from harness.episode.ledger import (
 from harness.episode.record import scenario_of, take_record, task_state_block
 from harness.matcher import match_subtasks, related
 from harness.metrics import METRICS
-from harness.suite.scenario import WORKSPACE_TOOLS, Scenario
+from harness.suite.scenario import Scenario
+from harness.suite.workspace_tools import WORKSPACE_TOOLS
 from harness.todo.base import TodoItem
+
+P = ParamSpec("P")
 
 
 @dataclass
@@ -108,14 +113,74 @@ class Sanctions:
         return False
 
 
+class UndeclaredMetric(KeyError):
+    """A detector wrote a metric it does not declare in its `@produces(...)`."""
+
+
+class _Values(dict[str, float]):
+    """The episode's numbers, remembering which names were written; while a detector runs, a
+    write to a metric it does not declare raises `UndeclaredMetric`."""
+
+    def __init__(self) -> None:
+        super().__init__(dict.fromkeys(METRICS, 0.0))
+        self.written: set[str] = set()
+        self.allowed: frozenset[str] | None = None  # None: no detector running, no guard
+
+    def __setitem__(self, metric: str, value: float) -> None:
+        if metric not in self:
+            raise KeyError(metric)
+        if self.allowed is not None and metric not in self.allowed:
+            raise UndeclaredMetric(f"a detector wrote {metric!r} but does not declare it")
+        self.written.add(metric)
+        super().__setitem__(metric, value)
+
+
 @dataclass
 class Counts:
-    values: dict[str, float] = field(default_factory=lambda: dict.fromkeys(METRICS, 0.0))
+    values: _Values = field(default_factory=_Values)
     notes: list[str] = field(default_factory=list)
 
     def add(self, metric: str, note: str, amount: float = 1) -> None:
         self.values[metric] += amount
         self.notes.append(f"{metric}: {note}")
+
+
+#: each detector's name and the metrics it declares it produces (`@produces`), in import order
+PRODUCES: dict[str, frozenset[str]] = {}
+
+
+def produces(*metrics: str) -> Callable[[Callable[P, None]], Callable[P, None]]:
+    """Declare the metrics a detector writes, so none is declared without a producer (a metric
+    no detector writes would report 0 silently: `unproduced` finds it, tests/scoring checks).
+    While the detector runs, a write to a metric it does not declare raises."""
+    unknown = sorted(set(metrics) - set(METRICS))
+    if unknown:
+        raise ValueError(f"not declared in harness/metrics.py: {unknown}")
+
+    def register(detector: Callable[P, None]) -> Callable[P, None]:
+        allowed = frozenset(metrics)
+        PRODUCES[detector.__name__] = allowed
+
+        @functools.wraps(detector)
+        def guarded(*args: P.args, **kwargs: P.kwargs) -> None:
+            (counts,) = [a for a in (*args, *kwargs.values()) if isinstance(a, Counts)]
+            outer, counts.values.allowed = counts.values.allowed, allowed
+            try:
+                detector(*args, **kwargs)
+            finally:
+                counts.values.allowed = outer
+
+        return guarded
+
+    return register
+
+
+def unproduced(
+    declared: Iterable[str] = METRICS, producers: Mapping[str, frozenset[str]] = PRODUCES
+) -> list[str]:
+    """The declared episode metrics no detector produces (they would always report 0)."""
+    made = set().union(*producers.values())
+    return [name for name in declared if name not in made]
 
 
 def _walk(ledger: Ledger) -> Iterator[tuple[TodoEvent, Sanctions, set[str]]]:
@@ -143,6 +208,17 @@ class _History:
     texts: set[str] = field(default_factory=set)
 
 
+@produces(
+    "dropped_todos",
+    "mutated_text",
+    "invented_todos",
+    "id_churn",
+    "false_todo_completions",
+    "unmatched_todos",
+    "lost_history",
+    "unsanctioned_deletes",
+    "unsanctioned_renames",
+)
 def detect_todo_faults(ledger: Ledger, scenario: Scenario, counts: Counts) -> None:
     """Drops, mutations, inventions, churn, false todo completions, unsanctioned ops."""
     history = _History()
@@ -259,6 +335,25 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
     """All per-episode metrics for one ledger and the outcome checks of its final workspace."""
     counts = Counts()
     detect_todo_faults(ledger, scenario, counts)
+    detect_outcome(ledger, checks, counts)
+    detect_turns(ledger, counts)
+    detect_updates(ledger, counts)
+    detect_deployed(ledger, scenario, counts)
+    return counts
+
+
+@produces(
+    "task_success",
+    "false_completion",
+    "false_completion_past_gate",
+    "gave_up",
+    "asked_user",
+    "budget_exhausted",
+    "gate_exhausted",
+    "blocked_completions",
+)
+def detect_outcome(ledger: Ledger, checks: list[CheckResult], counts: Counts) -> None:
+    """How the episode ended, and whether a claim of completion was a false one."""
     values = counts.values
     success = all(check.passed for check in checks)
     values["task_success"] = float(success)
@@ -272,6 +367,21 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
     for reason in ("gave_up", "asked_user", "budget_exhausted", "gate_exhausted"):
         values[reason] = float(ledger.end_reason == reason)
     values["blocked_completions"] = float(sum(1 for c in claims if c.blocked))
+
+
+@produces(
+    "turns",
+    "todo_tool_calls",
+    "input_tokens",
+    "cache_read_tokens",
+    "output_tokens",
+    "todo_output_tokens",
+    "recovered_tool_calls",
+    "fake_tool_calls",
+)
+def detect_turns(ledger: Ledger, counts: Counts) -> None:
+    """What the turns cost and carried, and tool calls written as text."""
+    values = counts.values
     tool_names = [*all_todo_tool_names(), *WORKSPACE_TOOLS]
     for turn in ledger.of(AssistantEvent):
         values["turns"] += 1
@@ -286,6 +396,12 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
     for call in ledger.of(PlannerEvent):  # +planner: its call is billed, though not a turn
         values["input_tokens"] += call.input_tokens
         values["output_tokens"] += call.output_tokens
+
+
+@produces("todo_updates", "rejected_updates", "cap_refusals", "malformed_tool_calls")
+def detect_updates(ledger: Ledger, counts: Counts) -> None:
+    """Todo updates the store refused, and tool calls that could not be read."""
+    values = counts.values
     updates = [e for e in ledger.todo_events if e.op != "read"]
     values["todo_updates"] = float(len(updates))
     values["rejected_updates"] = float(sum(1 for e in updates if not e.accepted))
@@ -297,10 +413,23 @@ def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Cou
             f"repaired: turn {repair.turn} {what}: {repair.surrogates} string(s) with surrogates,"
             f" {repair.cuts} value(s) cut past the nesting bound"
         )
-    detect_deployed(ledger, scenario, counts)
-    return counts
 
 
+@produces(
+    "completion_loop_nudges",
+    "extensions",
+    "planner_tokens",
+    "planner_failed",
+    "false_blocks",
+    "false_block_turns",
+    "false_block_tokens",
+    "plan_items",
+    "plan_ticks",
+    "plan_judged_ticks",
+    "plan_true_ticks",
+    "plan_done_items",
+    "plan_missed_ticks",
+)
 def detect_deployed(ledger: Ledger, scenario: Scenario, counts: Counts) -> None:
     """How the deployable stack did, judged by the oracle (the scenario's subtasks and rules,
     which the deployable tracker never saw).

@@ -24,6 +24,7 @@ from pydantic import (
 
 from harness import PACKAGE_DIR, paths
 from harness.matcher import phrase_words
+from harness.suite.workspace_tools import SPECS
 
 
 def _shipped_scenarios() -> Path:
@@ -36,17 +37,10 @@ def _shipped_scenarios() -> Path:
 
 SCENARIO_DIR = _shipped_scenarios()
 #: every workspace tool and its arguments (required first); rules and references are checked
-#: against it, and `tests/test_tools.py` checks it against the tools' own signatures
+#: against it; derived from the tools' specs (harness/suite/workspace_tools.py)
 TOOL_ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "list_files": ((), ()),
-    "read_file": (("path",), ()),
-    "write_file": (("path", "content"), ()),
-    "rename_file": (("src", "dst"), ()),
-    "delete_file": (("path",), ()),
-    "create_excel": (("path",), ("rows", "from_workspace_files", "sheet")),
-    "write_csv": (("path", "rows"), ()),
+    spec.name: (spec.required, spec.optional) for spec in SPECS
 }
-WORKSPACE_TOOLS = tuple(TOOL_ARGS)
 
 
 class ScenarioError(Exception):

@@ -42,7 +42,7 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
     import yaml
 
     from harness.episode.ledger import TODO_TOOLS
-    from harness.suite.scenario import WORKSPACE_TOOLS
+    from harness.suite.workspace_tools import WORKSPACE_TOOLS
 
     rows = yaml.safe_load(Path("tests/data/guard.yaml").read_text(encoding="utf-8"))
     names = [*TODO_TOOLS, *WORKSPACE_TOOLS]

@@ -18,10 +18,10 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageTool,
     ContentText,
+    ModelCall,
     ModelOutput,
     ModelUsage,
 )
-from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolCall, ToolInfo
 from pydantic import BaseModel
 

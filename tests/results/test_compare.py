@@ -188,3 +188,32 @@ def test_every_column_of_the_pr_table_has_a_header() -> None:
     result = compare(summary(run(suite(14))), summary(run(suite(20))))
     header = render(result, "md").splitlines()[2]
     assert all(cell.strip() for cell in header.strip("|").split("|")), header
+
+
+def test_holm_forces_no_collection_and_puts_gc_collect_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """statsmodels' Holm branch calls gc.collect(); holm() swaps it out (without unittest.mock)
+    for the call only, and the adjusted p-values are statsmodels' own."""
+    import gc
+
+    from statsmodels.stats import multitest
+
+    from harness.results.stats import holm, paired_test
+
+    calls: list[object] = []
+
+    def counting(*args: object) -> int:
+        calls.append(args)
+        return 0
+
+    monkeypatch.setattr(gc, "collect", counting)
+    tests = [
+        paired_test("v", "task_success", [1, 1, 1, 0, 1, 1], [0, 0, 1, 0, 0, 0]),
+        paired_test("v", "dropped_todos", [0, 1, 0, 2, 0, 1], [1, 2, 3, 2, 1, 2]),
+    ]
+    adjusted = holm(tests)
+    assert calls == [] and gc.collect is counting
+    expected = multitest.multipletests([t.p_value for t in tests], method="holm")[1]
+    assert calls != []  # the call it guards against does happen without the swap
+    assert [t.p_holm for t in adjusted] == pytest.approx(list(expected), abs=1e-4)

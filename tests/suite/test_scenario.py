@@ -176,13 +176,15 @@ def test_generated_inputs_are_written() -> None:
 def test_the_argument_table_matches_the_tools_signatures() -> None:
     import inspect as pyinspect
 
-    from harness.episode.tools import _SIGNATURES
     from harness.suite.scenario import TOOL_ARGS
+    from harness.suite.workspace_tools import SPECS
 
-    for tool, (required, optional) in TOOL_ARGS.items():
-        params = pyinspect.signature(_SIGNATURES[tool]).parameters.values()
-        assert [p.name for p in params if p.default is p.empty] == list(required), tool
-        assert [p.name for p in params if p.default is not p.empty] == list(optional), tool
+    assert list(TOOL_ARGS) == [spec.name for spec in SPECS]
+    for spec in SPECS:
+        params = pyinspect.signature(spec.signature).parameters.values()
+        required, optional = TOOL_ARGS[spec.name]
+        assert [p.name for p in params if p.default is p.empty] == list(required), spec.name
+        assert [p.name for p in params if p.default is not p.empty] == list(optional), spec.name
 
 
 def test_prompts_must_be_unique(tmp_path: Path) -> None:

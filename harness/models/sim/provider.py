@@ -7,7 +7,6 @@ import json
 import random
 from typing import Any
 
-from inspect_ai.log._samples import ActiveSample, active_samples, sample_active
 from inspect_ai.model import (
     ChatCompletionChoice,
     ChatMessage,
@@ -22,6 +21,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 
+from harness._inspect_private import ActiveSample, active_samples, sample_active
 from harness.episode.gate.planner import SCHEMA_NAME
 from harness.models.sim import tokens
 from harness.models.sim.memory import Memory

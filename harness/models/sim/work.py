@@ -9,6 +9,7 @@ from typing import Any
 from harness.models.sim.beliefs import Beliefs
 from harness.models.sim.memory import Decision, Fault
 from harness.suite.scenario import Step, Subtask
+from harness.suite.workspace_tools import BY_NAME
 
 
 class Worker(Beliefs):
@@ -49,7 +50,8 @@ def _corrupt(step: Step) -> dict[str, Any] | None:
     """A subtly wrong version of a step that still satisfies its completion rule."""
     args = dict(step.args)
     rows = args.get("rows")
-    if step.tool in ("create_excel", "write_csv") and isinstance(rows, list) and len(rows) > 2:
+    takes_rows = step.tool in BY_NAME and "rows" in BY_NAME[step.tool].params
+    if takes_rows and isinstance(rows, list) and len(rows) > 2:
         args["rows"] = rows[:-1]
         return args
     if step.tool == "create_excel" and args.get("from_workspace_files"):

@@ -1,0 +1,81 @@
+"""Every reach into inspect-ai's private modules and internals, in one place (ground floor: any
+wing may import it). Checked on inspect-ai 0.3.285; when inspect moves one of these, this module
+is the one to change (`tests/test_architecture.py` fails if another harness module imports a
+private inspect module).
+
+- `ActiveSample`, `active_samples`, `sample_active` (`inspect_ai.log._samples`): the simulated
+  agent reads which sample it is answering (its id and epoch seed its choices, its scenario is
+  in its metadata) and which samples are still running (to forget finished ones); inspect's
+  public API gives a model provider no handle on the sample it serves.
+- `alias_registered` (`inspect_ai._util.registry`): a log records its scorer by its unqualified
+  name, and `inspect score` looks it up by that name alone; installed from a wheel the scorer
+  registers under the package's name. inspect offers no public call to add an alias.
+- `without_provider_imports` (`inspect_ai.model._assistant_internal`): inspect imports its openai
+  and anthropic provider modules at every sample's start to reset their per-sample state; a
+  sim-only run skips them through inspect's private flags (if they move, it does nothing).
+- `tolerate_set_response` (`ModelCall.set_response`, public class, private behaviour): a reply
+  nested deeper than pydantic-core serializes fails the whole model call; the wrapper retries
+  with the response made serializable, so the reply reaches the loop and its guard.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from inspect_ai._util.registry import _registry, registry_key
+from inspect_ai.log._samples import ActiveSample, active_samples, sample_active
+from inspect_ai.model import ModelCall
+
+__all__ = [
+    "ActiveSample",
+    "active_samples",
+    "alias_registered",
+    "sample_active",
+    "tolerate_set_response",
+    "without_provider_imports",
+]
+
+
+def alias_registered(kind: str, name: str, obj: object) -> None:
+    """Make `obj` also resolve by the bare `name` in inspect's registry (kept if one is set)."""
+    _registry.setdefault(registry_key(kind, name), obj)  # type: ignore[arg-type]
+
+
+@contextmanager
+def without_provider_imports(skip: bool) -> Iterator[None]:
+    """While open, and when `skip`, inspect does not import its openai and anthropic provider
+    modules at a sample's start; the flags are restored after."""
+    from inspect_ai.model import _assistant_internal as internal
+
+    flags = [f for f in ("_HAS_OPENAI", "_HAS_ANTHROPIC") if hasattr(internal, f)]
+    saved = {f: getattr(internal, f) for f in flags}
+    if skip:
+        for flag in flags:
+            setattr(internal, flag, False)
+    try:
+        yield
+    finally:
+        for flag, value in saved.items():
+            setattr(internal, flag, value)
+
+
+def tolerate_set_response(serializable: Callable[[Any], Any]) -> None:
+    """Make `ModelCall.set_response` retry with `serializable(response)` when converting the
+    response fails with a ValueError (pydantic-core's depth limit), instead of failing the model
+    call. A response that converts is recorded as before. Installed once per process."""
+    original = ModelCall.set_response
+    if getattr(original, "_tolerant", False):
+        return
+
+    @functools.wraps(original)
+    def set_response(self: ModelCall, response: Any, time: float | None = None) -> None:
+        try:
+            original(self, response, time)
+        except ValueError:  # pydantic-core's depth limit
+            original(self, serializable(response), time)
+
+    set_response._tolerant = True  # type: ignore[attr-defined]
+    ModelCall.set_response = set_response  # type: ignore[method-assign]
