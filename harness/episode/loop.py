@@ -27,7 +27,6 @@ from harness.episode import prompts
 from harness.episode.checks import run_checks
 from harness.episode.compaction import compact
 from harness.episode.ending import classify_ending
-from harness.episode.gate import verdict as gate
 from harness.episode.gate.heuristic import HeuristicTracker, KeywordTable
 from harness.episode.gate.planner import intent_plan
 from harness.episode.gate.tracker import TaskStateTracker
@@ -35,10 +34,8 @@ from harness.episode.ledger import (
     AssistantEvent,
     ClaimEvent,
     CompactionEvent,
-    ExtensionEvent,
     Ledger,
     MalformedCallEvent,
-    NudgeEvent,
     PlanEvent,
     PlanTickEvent,
     RepairEvent,
@@ -47,6 +44,7 @@ from harness.episode.ledger import (
     WorkspaceEvent,
     prompt_tokens,
 )
+from harness.episode.policies import policies_for
 from harness.episode.record import RECOVERED, EpisodeRecord, scenario_of
 from harness.episode.reply_guard import Repair, receive, tolerate_deep_responses
 from harness.episode.tools import Episode, todo_tools, workspace_tools
@@ -54,17 +52,11 @@ from harness.episode.user_turns import UserScript, apply
 from harness.episode.workspace import Workspace
 from harness.progress import model_replied
 from harness.suite.scenario import Scenario, UserTurn
-from harness.todo import render
 from harness.todo.base import MAX_ITEMS
 from harness.todo.registry import designs
 from harness.todo.variants import Variant
 
 REMIND_AFTER = 3
-#: CompletionLoop: answers refused for doing nothing, at most, per episode
-MAX_NUDGES = 3
-#: LoopController: at most this many extensions, each max(MIN_EXTENSION, max_turns / 4) turns
-MAX_EXTENSIONS = 3
-MIN_EXTENSION = 5
 
 
 @solver
@@ -130,6 +122,7 @@ class _Loop:
         rules: KeywordTable | None = None,
     ) -> None:
         self.variant = variant
+        self.policies = policies_for(variant)
         self.rules = rules
         self.scenario = scenario
         self.episode = episode
@@ -172,9 +165,8 @@ class _Loop:
         unchanged, as a bare inspect loop keeps it (a new message every turn cost a build, an id
         and inspect's snapshot copy per turn, ~40 us)."""
         text = prompts.SYSTEM
-        if self.variant.inject:
-            rendered = render(self.episode.store.items)
-            text += "\n\n" + prompts.INJECTED_LIST.format(rendered=rendered)
+        for policy in self.policies:
+            text = policy.system_text(self, text)
         if self._system is None or self._system.content != text:
             self._system = ChatMessageSystem(content=text)
         return self._system
@@ -187,8 +179,8 @@ class _Loop:
             source="task_state_tracker",
         )
         model = get_model()
-        if self.variant.planner:
-            await self._intent_plan(model)
+        for policy in self.policies:
+            await policy.before_turns(self, model)
         blocked_last = False
         budget, turn, progress = self.scenario.max_turns, 0, 0
         while True:
@@ -262,43 +254,26 @@ class _Loop:
             event.tools = []
 
     def _extend(self, turn: int, budget: int, progress: int) -> tuple[int, int]:
-        """LoopController: a spent budget grows by a bounded step while the deployed tracker
-        (the heuristic one, else the oracle's) has ticked more since the last look."""
-        ticked = (
-            self.deployed.snapshot()["done"]
-            if self.deployed is not None
-            else len(self.episode.tracker.done)
-        )
-        extensions = len(self.ledger.of(ExtensionEvent))
-        if not self.variant.loop_controller or ticked <= progress or extensions >= MAX_EXTENSIONS:
-            return budget, progress
-        budget += max(MIN_EXTENSION, self.scenario.max_turns // 4)
-        self.ledger.events.append(ExtensionEvent(turn=turn - 1, budget=budget))
-        return budget, ticked
+        """A spent budget: the policies may extend it (LoopController)."""
+        for policy in self.policies:
+            budget, progress = policy.extend(self, turn, budget, progress)
+        return budget, progress
 
-    async def _intent_plan(self, model: Model) -> None:
+    async def plan_intent(self, model: Model) -> None:
         """+planner: one structured-output call plans the request before the first turn."""
         request = next((m.text for m in self.history if isinstance(m, ChatMessageUser)), "")
         event, repairs = await intent_plan(model, request)
         self.ledger.events.append(event)
         self._record_repairs(0, repairs)
         if event.items:
-            self._deploy(0, event.items, "planner")
+            self.deploy(0, event.items, "planner")
         else:
             transcript().info(
                 {"event": "intent_planner_failed", "error": event.error}, source="intent_planner"
             )
 
-    def _plan(self, turn: int) -> None:
-        """+heuristic: without a planner's plan, the agent's first non-empty todo list becomes
-        the deployed plan."""
-        if not self.variant.heuristic or self.deployed is not None:
-            return
-        texts = [item.text for item in self.episode.store.items]
-        if texts:
-            self._deploy(turn, texts, "todo_list")
-
-    def _deploy(self, turn: int, texts: list[str], source: Literal["todo_list", "planner"]) -> None:
+    def deploy(self, turn: int, texts: list[str], source: Literal["todo_list", "planner"]) -> None:
+        """The deployable gate's plan: from the planner, or the agent's first todo list."""
         self.deployed = HeuristicTracker(texts, self.rules)
         self.ledger.events.append(PlanEvent(turn=turn, items=texts, source=source))
         transcript().info(
@@ -390,7 +365,8 @@ class _Loop:
             elif isinstance(new_event, TickEvent):
                 new_event.call_id = last_call
             elif isinstance(new_event, TodoEvent) and new_event.accepted:
-                self._plan(turn)
+                for policy in self.policies:
+                    policy.after_todo_update(self, turn)
         if any(c.function in self.todo_names for c in message.tool_calls or []):
             self.turns_without_todo = 0
         else:
@@ -407,17 +383,12 @@ class _Loop:
         'ended' (the ledger then says how)."""
         ending = classify_ending(text)
         claim = self._claim_state()
-        nudged = len(self.ledger.of(NudgeEvent))
-        if self.variant.completion_loop and not self.called and nudged < MAX_NUDGES:
-            # CompletionLoop: no tool has done anything yet, so this answer cannot be the end
-            self.ledger.events.append(NudgeEvent(turn=turn))
-            self.history.append(ChatMessageUser(content=prompts.NOTHING_DONE))
+        # CompletionLoop: no tool has done anything yet, so this answer cannot be the end
+        if any(policy.continue_instead(self, turn) for policy in self.policies):
             return "continued"
-        refusal = None
-        if self.variant.gate:
-            refusal = gate.review(text, ending, self.episode.tracker, self.tool_names)
-        elif self.variant.heuristic:
-            refusal = gate.review(text, ending, self.deployed, self.tool_names)
+        refusal = next(
+            (r for p in self.policies if (r := p.review(self, text, ending)) is not None), None
+        )
         if refusal is not None:
             self.ledger.events.append(
                 ClaimEvent(turn=turn, blocked=True, reason=refusal.reason, ending=ending, **claim)

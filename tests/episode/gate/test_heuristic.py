@@ -14,7 +14,7 @@ from inspect_ai.model import ChatMessage, get_model
 from inspect_ai.tool import ToolInfo
 
 from harness.episode.gate.heuristic import HeuristicTracker, load_table, named_files
-from harness.episode.loop import MAX_EXTENSIONS, MAX_NUDGES, MIN_EXTENSION
+from harness.episode.policies import MAX_EXTENSIONS, MAX_NUDGES, MIN_EXTENSION
 from harness.episode.record import EpisodeRecord
 from harness.run.task import build_task
 from tests.scripted import run_episode, scores_of, turn, turns_so_far

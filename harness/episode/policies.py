@@ -1,0 +1,147 @@
+"""The loop's switches as policies: each variant switch (`inject`, `gate`, `heuristic`, `planner`,
+`completion-loop`, `loop-controller`) is a small object the agent loop calls at its steps, so a
+new switch is a new policy, not a new branch in the loop (inspect's `react()` takes
+`on_continue`, `attempts` and `compaction` the same way). Every hook's default does nothing.
+
+The steps: `system_text` (the prompt of each turn), `before_turns` (once, before the first),
+`extend` (a spent budget), `after_todo_update` (an accepted todo call), `continue_instead` (a
+final message: go on instead of judging it) and `review` (a final message judged: a refusal or
+None).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from inspect_ai.model import ChatMessageUser
+
+from harness.episode import prompts
+from harness.episode.ending import Ending
+from harness.episode.gate import verdict as gate
+from harness.episode.ledger import ExtensionEvent, NudgeEvent
+from harness.todo import render
+from harness.todo.variants import Variant
+
+if TYPE_CHECKING:
+    from inspect_ai.model import Model
+
+    from harness.episode.loop import _Loop
+
+#: CompletionLoop: answers refused for doing nothing, at most, per episode
+MAX_NUDGES = 3
+#: LoopController: at most this many extensions, each max(MIN_EXTENSION, max_turns / 4) turns
+MAX_EXTENSIONS = 3
+MIN_EXTENSION = 5
+
+
+class Policy:
+    """A switch of the agent loop (see the module docstring)."""
+
+    def system_text(self, loop: _Loop, text: str) -> str:
+        return text
+
+    async def before_turns(self, loop: _Loop, model: Model) -> None:
+        return None
+
+    def extend(self, loop: _Loop, turn: int, budget: int, progress: int) -> tuple[int, int]:
+        return budget, progress
+
+    def after_todo_update(self, loop: _Loop, turn: int) -> None:
+        return None
+
+    def continue_instead(self, loop: _Loop, turn: int) -> bool:
+        return False
+
+    def review(self, loop: _Loop, text: str, ending: Ending) -> gate.Refusal | None:
+        return None
+
+
+class InjectList(Policy):
+    """L4: the rendered list in the system prompt before every model call."""
+
+    def system_text(self, loop: _Loop, text: str) -> str:
+        rendered = render(loop.episode.store.items)
+        return text + "\n\n" + prompts.INJECTED_LIST.format(rendered=rendered)
+
+
+class IntentPlanner(Policy):
+    """+planner: one structured-output call plans the request before the first turn."""
+
+    async def before_turns(self, loop: _Loop, model: Model) -> None:
+        await loop.plan_intent(model)
+
+
+class LoopController(Policy):
+    """+loop-controller: a spent budget grows by a bounded step while the deployed tracker (the
+    heuristic one, else the oracle's) has ticked more since the last look."""
+
+    def extend(self, loop: _Loop, turn: int, budget: int, progress: int) -> tuple[int, int]:
+        ticked = (
+            loop.deployed.snapshot()["done"]
+            if loop.deployed is not None
+            else len(loop.episode.tracker.done)
+        )
+        extensions = len(loop.ledger.of(ExtensionEvent))
+        if ticked <= progress or extensions >= MAX_EXTENSIONS:
+            return budget, progress
+        budget += max(MIN_EXTENSION, loop.scenario.max_turns // 4)
+        loop.ledger.events.append(ExtensionEvent(turn=turn - 1, budget=budget))
+        return budget, ticked
+
+
+class DeployFirstList(Policy):
+    """+heuristic: without a planner's plan, the agent's first non-empty todo list becomes the
+    deployed plan."""
+
+    def after_todo_update(self, loop: _Loop, turn: int) -> None:
+        if loop.deployed is not None:
+            return
+        texts = [item.text for item in loop.episode.store.items]
+        if texts:
+            loop.deploy(turn, texts, "todo_list")
+
+
+class CompletionLoop(Policy):
+    """+completion-loop: an answer before any tool has succeeded does not end the run."""
+
+    def continue_instead(self, loop: _Loop, turn: int) -> bool:
+        if loop.called or len(loop.ledger.of(NudgeEvent)) >= MAX_NUDGES:
+            return False
+        loop.ledger.events.append(NudgeEvent(turn=turn))
+        loop.history.append(ChatMessageUser(content=prompts.NOTHING_DONE))
+        return True
+
+
+class OracleGate(Policy):
+    """+gate: a claim of "done" is refused while a subtask the scenario names is not ticked."""
+
+    def review(self, loop: _Loop, text: str, ending: Ending) -> gate.Refusal | None:
+        return gate.review(text, ending, loop.episode.tracker, loop.tool_names)
+
+
+class HeuristicGate(Policy):
+    """+heuristic: the same refusal, over the deployed plan."""
+
+    def review(self, loop: _Loop, text: str, ending: Ending) -> gate.Refusal | None:
+        return gate.review(text, ending, loop.deployed, loop.tool_names)
+
+
+def policies_for(variant: Variant) -> list[Policy]:
+    """A variant's switches as policies, in the order the loop consults them."""
+    chosen: list[Policy] = []
+    if variant.inject:
+        chosen.append(InjectList())
+    if variant.planner:
+        chosen.append(IntentPlanner())
+    if variant.loop_controller:
+        chosen.append(LoopController())
+    if variant.heuristic:
+        chosen.append(DeployFirstList())
+    if variant.completion_loop:
+        chosen.append(CompletionLoop())
+    # one gate reviews: a variant cannot have both (`Variant` refuses +gate with +heuristic)
+    if variant.gate:
+        chosen.append(OracleGate())
+    if variant.heuristic:
+        chosen.append(HeuristicGate())
+    return chosen

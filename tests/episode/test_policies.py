@@ -1,0 +1,46 @@
+"""The loop's switches are policies: each switch maps to its policy, the loop asks the policies
+at its steps and reads no switch itself (a new switch is a new policy, not a new branch)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from harness.episode.policies import (
+    CompletionLoop,
+    DeployFirstList,
+    HeuristicGate,
+    InjectList,
+    IntentPlanner,
+    LoopController,
+    OracleGate,
+    policies_for,
+)
+from harness.todo.variants import Variant
+from tests.helpers import ROOT
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("L3-granular", []),
+        ("L4-inject", [InjectList]),
+        ("L4-inject+gate", [InjectList, OracleGate]),
+        ("L3-granular+heuristic", [DeployFirstList, HeuristicGate]),
+        (
+            "L4-inject+heuristic+planner+completion-loop+loop-controller",
+            [InjectList, IntentPlanner, LoopController, DeployFirstList, CompletionLoop,
+             HeuristicGate],
+        ),
+    ],
+)  # fmt: skip
+def test_each_switch_is_its_policy_in_the_loops_order(label: str, expected: list[type]) -> None:
+    assert [type(p) for p in policies_for(Variant.parse(label))] == expected
+
+
+def test_the_loop_reads_no_switch_itself() -> None:
+    loop = (ROOT / "harness" / "episode" / "loop.py").read_text(encoding="utf-8")
+    switches = re.findall(r"self\.variant\.(\w+)", loop)
+    # only the transcript's label of the oracle gate, which a viewer reads
+    assert switches == ["gate"]
