@@ -23,7 +23,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness import progress, storage
-from harness._inspect_private import without_provider_imports
 from harness.progress import RunProgress
 from harness.run import heap
 from harness.run.options import OWN_DISPLAY
@@ -132,6 +131,11 @@ def _without_provider_state(model: str) -> AbstractContextManager[None]:
     those packages are installed, to reset their per-sample state (about 2 s of imports per
     process on this machine, more under load). The simulated agent keeps no such state, so a
     sim-only variant skips them; other models are untouched (harness/_inspect_private.py)."""
+    # imported here, not at the top: a worker process imports this module (the pool's
+    # initializer lives in it) before `_worker_init` turns the collector off, and inspect's
+    # import would then pay full collector passes (tests/run/test_heap.py)
+    from harness._inspect_private import without_provider_imports
+
     return without_provider_imports(model.startswith("sim/"))
 
 
