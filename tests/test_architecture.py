@@ -194,3 +194,21 @@ def test_the_rule_catches_private_inspect_imports_and_mock() -> None:
         "harness.d -> unittest.mock",
         "harness.e -> unittest.mock",
     ]
+
+
+def test_every_package_of_the_harness_is_in_the_wheel() -> None:
+    """pyproject.toml lists the wheel's packages by hand: a new wing left out of it works in a
+    checkout and fails installed (harness.sessions once did)."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"][
+            "packages"
+        ]
+    )
+    found = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in HARNESS.rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert found - listed == set()

@@ -124,14 +124,17 @@ def test_a_killed_worker_is_retried_and_a_rerun_runs_only_what_the_store_lacks(
     assert after == {**before, "L3-granular#001": before["L3-granular#001"] + 1}
     assert storage.read_text(storage.join(out, "summary.json")).encode() == one_process
 
-    # a damaged object beside the logs is skipped with a warning; nothing is counted from it
+    # a damaged object beside the logs is kept aside as .damaged with a warning; nothing is
+    # counted from it, and the shard's whole log still counts
     (name,) = storage.children(storage.join(out, "logs", "L0-rewrite", "shard-000"))
     fs, path = storage.filesystem(storage.join(out, "logs", "L0-rewrite", "shard-000"))
     data = fs.cat_file(f"{path}/{name}")
     fs.pipe_file(f"{path}/2099-01-01T00-00-00-00-00_todo-bench_damaged.eval", data[:400])
     capsys.readouterr()
     assert ray_run(cluster, out) == 0
-    assert "ignored unreadable log" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "damaged log" in err and "_damaged.eval.damaged" in err, err
+    assert "4 of 4 shards already in the store" in err
     assert storage.read_text(storage.join(out, "summary.json")).encode() == one_process
 
 
