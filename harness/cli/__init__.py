@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
 from harness.cli import compare, power, publishing, run, scenarios, sessions
@@ -48,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"todo-bench: {error}; rerun the same command to resume", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        # a second Ctrl-C while the run winds down must not kill it mid-exit (exit -2)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("todo-bench: interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
 
