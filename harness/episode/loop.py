@@ -304,30 +304,7 @@ class _Loop:
             )
 
     def _record_turn(self, turn: int, output: ModelOutput) -> None:
-        message = output.message
-        calls = message.tool_calls or []
-        todo_calls = [c for c in calls if c.function in self.todo_names]
-        usage = output.usage
-        output_tokens = usage.output_tokens if usage else 0
-        # attribute output tokens to todo calls by their share of the characters written
-        sizes = [len(json.dumps(c.arguments, sort_keys=True)) for c in calls]
-        total = len(message.text) + sum(sizes)
-        todo_chars = sum(
-            s for c, s in zip(calls, sizes, strict=True) if c.function in self.todo_names
-        )
-        self.ledger.events.append(
-            AssistantEvent(
-                turn=turn,
-                text=message.text,
-                tool_calls=len(calls),
-                todo_tool_calls=len(todo_calls),
-                recovered_tool_calls=int((message.metadata or {}).get(RECOVERED, 0)),
-                input_tokens=prompt_tokens(usage),
-                cache_read_tokens=(usage.input_tokens_cache_read or 0) if usage else 0,
-                output_tokens=output_tokens,
-                todo_output_tokens=round(output_tokens * todo_chars / total) if total else 0,
-            )
-        )
+        self.ledger.events.append(assistant_event(turn, output, self.todo_names))
 
     async def _run_tools(self, turn: int, message: ChatMessageAssistant) -> None:
         first_new = len(self.ledger.events)
@@ -431,3 +408,26 @@ class _Loop:
             if compaction.at_turn == turn:
                 self.history, dropped = compact(self.history, compaction)
                 self.ledger.events.append(CompactionEvent(turn=turn, dropped_messages=dropped))
+
+
+def assistant_event(turn: int, output: ModelOutput, todo_names: set[str]) -> AssistantEvent:
+    """One model turn in the ledger: its text, its calls, and its tokens (output tokens are
+    attributed to todo calls by their share of the characters written)."""
+    message = output.message
+    calls = message.tool_calls or []
+    usage = output.usage
+    output_tokens = usage.output_tokens if usage else 0
+    sizes = [len(json.dumps(c.arguments, sort_keys=True)) for c in calls]
+    total = len(message.text) + sum(sizes)
+    todo_chars = sum(s for c, s in zip(calls, sizes, strict=True) if c.function in todo_names)
+    return AssistantEvent(
+        turn=turn,
+        text=message.text,
+        tool_calls=len(calls),
+        todo_tool_calls=sum(1 for c in calls if c.function in todo_names),
+        recovered_tool_calls=int((message.metadata or {}).get(RECOVERED, 0)),
+        input_tokens=prompt_tokens(usage),
+        cache_read_tokens=(usage.input_tokens_cache_read or 0) if usage else 0,
+        output_tokens=output_tokens,
+        todo_output_tokens=round(output_tokens * todo_chars / total) if total else 0,
+    )

@@ -12,7 +12,7 @@ from inspect_ai.tool import ToolDef, ToolError, ToolParams
 
 from harness.episode.gate.tracker import TaskStateTracker
 from harness.episode.ledger import Ledger, TickEvent, TodoEvent, WorkspaceEvent
-from harness.episode.workspace import Workspace, WorkspaceError
+from harness.episode.workspace import Workspace, malformed, perform
 from harness.suite.workspace_tools import SPECS, WorkspaceToolSpec
 from harness.todo.base import CapExceeded, TodoRejected, TodoStore
 from harness.todo.specs import ToolSpec
@@ -47,7 +47,7 @@ def _todo_tool(episode: Episode, spec: ToolSpec) -> ToolDef:
             result, accepted, error = "", False, str(rejected)
             over_cap = over_cap or isinstance(rejected, CapExceeded)
         except Exception as failure:  # a malformed call must not end the episode
-            result, accepted, error = "", False, _malformed(spec.name, failure)
+            result, accepted, error = "", False, malformed(spec.name, failure)
         if not accepted:
             episode.store.restore(saved)
         episode.ledger.events.append(
@@ -79,42 +79,29 @@ def _todo_tool(episode: Episode, spec: ToolSpec) -> ToolDef:
     return _define(run, spec.name, spec.params, spec.signature, description)
 
 
-def _malformed(tool: str, failure: Exception) -> str:
-    detail = str(failure)[:200] or type(failure).__name__
-    if isinstance(failure, KeyError):
-        detail = f"missing argument {failure}"
-    return f"{tool} could not use these arguments ({detail}); check the tool's parameters."
+def record_workspace_call(
+    episode: Episode, name: str, args: dict[str, Any], result: str, ok: bool
+) -> None:
+    """A workspace call in the ledger, and the subtasks it ticked (its `call_id` and those of
+    its ticks are filled in by whoever knows the call ids)."""
+    episode.ledger.events.append(
+        WorkspaceEvent(
+            turn=episode.turn, call_id="", tool=name, args=args, ok=ok, result=result[:500]
+        )
+    )
+    ticked = [s.id for s in episode.tracker.observe(name, args, ok)]
+    if ticked:
+        episode.ledger.events.append(TickEvent(turn=episode.turn, call_id="", subtasks=ticked))
+        if episode.on_tick:
+            episode.on_tick(ticked)
 
 
 def _workspace_tool(episode: Episode, spec: WorkspaceToolSpec, op: Callable[..., str]) -> ToolDef:
     name = spec.name
 
     async def run(**kwargs: Any) -> str:
-        try:
-            result, ok = op(**kwargs), True
-        except WorkspaceError as error:
-            result, ok = str(error), False
-        except (TypeError, ValueError) as error:
-            result, ok = f"bad arguments: {error}", False
-        except OSError as error:  # e.g. writing to a path that is a directory
-            result, ok = f"the file system refused: {error.strerror or error}", False
-        except Exception as failure:  # e.g. openpyxl refusing a cell: never end the episode
-            result, ok = _malformed(name, failure), False
-        episode.ledger.events.append(
-            WorkspaceEvent(
-                turn=episode.turn,
-                call_id="",  # filled in by the agent loop, which knows the call ids
-                tool=name,
-                args=kwargs,
-                ok=ok,
-                result=result[:500],
-            )
-        )
-        ticked = [s.id for s in episode.tracker.observe(name, kwargs, ok)]
-        if ticked:
-            episode.ledger.events.append(TickEvent(turn=episode.turn, call_id="", subtasks=ticked))
-            if episode.on_tick:
-                episode.on_tick(ticked)
+        result, ok = perform(name, op, kwargs)
+        record_workspace_call(episode, name, kwargs, result, ok)
         if not ok:
             raise ToolError(result)
         return result

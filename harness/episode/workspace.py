@@ -305,3 +305,25 @@ def _table(rows: object) -> list[list[str]]:
     if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
         raise WorkspaceError("`rows` must be a list of lists of cell values.")
     return [[str(cell) for cell in row] for row in rows]
+
+
+def malformed(tool: str, failure: Exception) -> str:
+    detail = str(failure)[:200] or type(failure).__name__
+    if isinstance(failure, KeyError):
+        detail = f"missing argument {failure}"
+    return f"{tool} could not use these arguments ({detail}); check the tool's parameters."
+
+
+def perform(name: str, op: Callable[..., str], kwargs: dict[str, Any]) -> tuple[str, bool]:
+    """Run one workspace operation: its answer and whether it succeeded (a refusal, bad
+    arguments or a file-system error is an answer, never an exception)."""
+    try:
+        return op(**kwargs), True
+    except WorkspaceError as error:
+        return str(error), False
+    except (TypeError, ValueError) as error:
+        return f"bad arguments: {error}", False
+    except OSError as error:  # e.g. writing to a path that is a directory
+        return f"the file system refused: {error.strerror or error}", False
+    except Exception as failure:  # e.g. openpyxl refusing a cell: never end the episode
+        return malformed(name, failure), False
