@@ -20,6 +20,7 @@ WINGS = (
     "todo",
     "episode",
     "sessions",
+    "agents",
     "scoring",
     "models",
     "audit",

@@ -76,7 +76,8 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
             return _result(folder, None, False, time.monotonic() - started, [str(silence)])
         elapsed, cpu_episodes = time.monotonic() - started, _cpu()
         results, problems = read_run(folder.logs, warn=say)
-        problems += _missing_episodes(results, ready.labels, len(ready.scenario_ids) * plan.epochs)
+        expected = {label: ready.planned(label) * plan.epochs for label in ready.labels}
+        problems += _missing_episodes(results, expected)
         if not results:
             return _result(folder, None, False, elapsed, problems)
         summary = summarize(
@@ -173,11 +174,11 @@ def _publish_set(
         say(f"todo-bench: not published to {plan.publish}: the run is INCOMPLETE")
 
 
-def _missing_episodes(results: list[TaskResult], labels: list[str], expected: int) -> list[str]:
+def _missing_episodes(results: list[TaskResult], expected: dict[str, int]) -> list[str]:
     """A variant with fewer episodes than the plan asked for (a shard that never finished)."""
     counts = {result.variant: len(result.episodes) for result in results}
     return [
-        f"{label}: {expected - counts[label]} of {expected} episodes missing"
-        for label in labels
-        if label in counts and counts[label] < expected
+        f"{label}: {planned - counts[label]} of {planned} episodes missing"
+        for label, planned in expected.items()
+        if label in counts and counts[label] < planned
     ]

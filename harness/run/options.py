@@ -82,6 +82,12 @@ class RunOptions(BaseModel):
         json_schema_extra=_cli(metavar="FILE"),
     )
     fresh: bool = Field(False, description="discard an earlier run in the folder")
+    local_sandbox: bool = Field(
+        False,
+        description="let a shipping agent (cli/...) driven by a real model run on this host in "
+        "inspect's local sandbox, its permissions bypassed (unsafe; the simulated agent and "
+        "scripted models need no flag)",
+    )
     max_retries: int = Field(3, ge=0, description="model API retries per call")
     timeout: int = Field(
         180, ge=1, description="seconds any one model request may take, each retry included (180)"

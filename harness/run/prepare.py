@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from harness.results.provenance import provenance
 from harness.results.summary import Price, Provenance, price_for
 from harness.run import ray_executor
 from harness.run.options import MAX_EPISODES, RunOptions
-from harness.suite.scenario import SCENARIO_DIR, select
+from harness.suite.scenario import SCENARIO_DIR, Scenario, select
 from harness.todo.variants import Variant, parse_variants
 
 
@@ -34,6 +35,9 @@ class Prepared(BaseModel):
     price: Price | None
     origin: Provenance
     run_id: str
+    #: per variant, the scenarios its row leaves out and why (a CLI row: features it cannot
+    #: take yet, `harness/agents/support.py`)
+    left_out: dict[str, dict[str, str]] = {}
 
     @property
     def labels(self) -> list[str]:
@@ -41,7 +45,11 @@ class Prepared(BaseModel):
 
     @property
     def episodes(self) -> int:
-        return len(self.variants) * len(self.scenario_ids)
+        return sum(self.planned(label) for label in self.labels)
+
+    def planned(self, label: str) -> int:
+        """Episodes of one variant per epoch."""
+        return len(self.scenario_ids) - len(self.left_out.get(label, {}))
 
 
 def prepare(plan: RunOptions) -> Prepared:
@@ -59,6 +67,7 @@ def prepare(plan: RunOptions) -> Prepared:
         )
     model_args = _model_args(plan.model_arg)
     is_sim = plan.model.startswith("sim/")
+    left_out = _check_agents(plan, variants, scenarios)
     if is_sim:
         _check_sim(plan, model_args, variants)
     else:
@@ -81,6 +90,7 @@ def prepare(plan: RunOptions) -> Prepared:
         price=_price(plan),
         origin=origin,
         run_id=_run_id(plan, labels, ",".join(scenario_ids), keyed, origin),
+        left_out=left_out,
     )
 
 
@@ -179,6 +189,43 @@ def _check_model(model: str) -> None:
             raise UsageError(
                 f"--model {model} needs {service}_BASE_URL (and {service}_API_KEY) set"
             )
+
+
+#: models that script their replies: a CLI they drive may run on the host (local sandbox)
+SCRIPTED = ("sim/", "mockllm/")
+
+
+def _check_agents(
+    plan: RunOptions, variants: list[Variant], scenarios: list[Scenario]
+) -> dict[str, dict[str, str]]:
+    """A shipping agent's CLI must be installed; with a real model it runs on the host only
+    when asked by name; scenarios it cannot take yet are left out of its row, said here."""
+    from harness.agents.install import binary
+    from harness.agents.support import unsupported
+
+    clis = [v.cli for v in variants if v.cli is not None]
+    for product in clis:
+        binary(product)
+    if clis and not plan.model.startswith(SCRIPTED):
+        if not plan.local_sandbox:
+            raise UsageError(
+                f"{plan.model} would drive a shipping agent with its permissions bypassed on "
+                "this host; run it in a docker sandbox (docs/agents.md), or pass "
+                "--local-sandbox to accept the risk"
+            )
+        print(
+            "todo-bench: WARNING: a real model drives a CLI agent on this host with its "
+            "permissions bypassed (--local-sandbox)",
+            file=sys.stderr,
+        )
+    skipped = {s.id: why for s in scenarios if (why := unsupported(s))}
+    if clis and skipped:
+        print(
+            f"todo-bench: the CLI rows leave out {len(skipped)} scenario(s) they cannot take "
+            f"yet: {', '.join(f'{k} ({v})' for k, v in skipped.items())}",
+            file=sys.stderr,
+        )
+    return {v.label: skipped for v in variants if v.cli is not None and skipped}
 
 
 def _check_sim_can_drive(variants: list[Variant]) -> None:

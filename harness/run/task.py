@@ -79,9 +79,21 @@ def build_task(
     pool = load_scenarios(Path(scenario_dir) if scenario_dir else SCENARIO_DIR)
     if max_turns is not None:
         pool = [s.model_copy(update={"max_turns": min(s.max_turns, max_turns)}) for s in pool]
+    chosen_scenarios = select(pool, scenarios)
+    if chosen.cli is not None:
+        from harness.agents.solver import cli_agent
+        from harness.agents.support import unsupported
+
+        # said when the run starts (harness/run/prepare.py); never run without its feature
+        chosen_scenarios = [s for s in chosen_scenarios if unsupported(s) is None]
+        solver, sandbox = cli_agent(chosen.cli), "local"
+    else:
+        rules = load_table(Path(heuristic_rules)) if heuristic_rules else None
+        solver, sandbox = todo_agent(chosen, rules), None
     return Task(
-        dataset=scenario_samples(select(pool, scenarios)),
-        solver=todo_agent(chosen, load_table(Path(heuristic_rules)) if heuristic_rules else None),
+        dataset=scenario_samples(chosen_scenarios),
+        solver=solver,
+        sandbox=sandbox,
         scorer=todo_scorer(),
         name="todo_bench",
         # bump when scoring changes, so logs scored differently are told apart

@@ -88,7 +88,8 @@ def to_product(call: Call, offered: set[str]) -> Call:
 
 def _answer(classic: str, text: str) -> str:
     """A product's answer, as the seed's tool would have put it."""
-    created = re.match(r"Task #(\S+) created: (.*)", text)
+    # the harness's cc-tasks says "created:", Claude Code itself "created successfully:"
+    created = re.match(r"Task #(\S+) created(?: successfully)?: (.*)", text)
     if classic == "add_todo" and created:
         return f"Added #{created.group(1)}: {created.group(2)}"
     if classic == "list_todos":

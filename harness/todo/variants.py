@@ -7,6 +7,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.todo.clis import AGENTS, PRODUCTS, CliProduct
+
 LEVEL_NAMES = {
     "L0": "L0-rewrite",
     "L1": "L1-textlock",
@@ -49,6 +51,8 @@ SEED_FACTORIAL = tuple(
     for on in [(*gate, *loop, *controller)]
 )
 SETS["seed-factorial"] = SEED_FACTORIAL
+#: `--variants agents`: the shipping CLIs with their own todo tools (`harness/todo/clis.py`)
+SETS["agents"] = AGENTS
 
 
 class Variant(BaseModel):
@@ -77,6 +81,11 @@ class Variant(BaseModel):
         return LEVEL_NAMES.get(self.level, self.level)
 
     @property
+    def cli(self) -> CliProduct | None:
+        """The shipping agent this variant runs, or None for the harness's own loop."""
+        return PRODUCTS.get(self.level)
+
+    @property
     def label(self) -> str:
         if self.level == "L3" and self.inject:
             name = "L4-inject"
@@ -100,6 +109,12 @@ class Variant(BaseModel):
         head = re.match(r"^l([0-4])\b", parts[0].lower())
         flags = {p.lower() for p in parts[1:]}
         unknown = flags - set(SWITCHES)
+        if parts[0] in PRODUCTS:
+            if flags or inject or gate:
+                raise ValueError(
+                    f"variant '{name}': a shipping agent runs as it ships, with no switches"
+                )
+            return cls(level=parts[0])
         if not head:
             from harness.todo.registry import designs
 
@@ -108,7 +123,8 @@ class Variant(BaseModel):
                 raise ValueError(
                     f"unknown variant '{name}' (expected one of {', '.join(HEADLINE)} or a "
                     f"design: {', '.join(sorted(set(known) - set(LEVEL_NAMES.values())))}; "
-                    f"optionally with {' / '.join('+' + s for s in SWITCHES)})"
+                    f"optionally with {' / '.join('+' + s for s in SWITCHES)}; or a shipping "
+                    f"agent: {', '.join(AGENTS)})"
                 )
             level = parts[0]
         else:
@@ -146,7 +162,7 @@ def products() -> tuple[str, ...]:
 
 def parse_variants(names: str | list[str]) -> list[Variant]:
     """Comma-separated or listed variant names; a set's name (`headline`, `products`,
-    `seed-stack`, `seed-factorial`) expands to its variants."""
+    `seed-stack`, `seed-factorial`, `agents`) expands to its variants."""
     raw = names.split(",") if isinstance(names, str) else names
     result: list[Variant] = []
     for name in (n.strip() for n in raw if n.strip()):

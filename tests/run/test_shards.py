@@ -162,8 +162,8 @@ def test_a_missing_shard_shows_as_missing_episodes(
     only = shards[0]
     run_shard(partial, only)
     results, _ = read_run(partial.log_root)
-    assert _missing_episodes(results, ["L0-rewrite"], 6) == ["L0-rewrite: 2 of 6 episodes missing"]
-    assert _missing_episodes(read_run(sharded.log_root)[0], ["L0-rewrite"], 6) == []
+    assert _missing_episodes(results, {"L0-rewrite": 6}) == ["L0-rewrite: 2 of 6 episodes missing"]
+    assert _missing_episodes(read_run(sharded.log_root)[0], {"L0-rewrite": 6}) == []
     assert done_episodes(partial, shards[1]) == 0
 
 

@@ -28,7 +28,9 @@ from harness.models.sim.memory import Memory
 from harness.models.sim.policy import SimPolicy
 from harness.models.sim.profiles import load_profile
 from harness.models.sim.wording import word_plan
+from harness.suite.cli_tools import NATIVE, to_cli, workspace_root
 from harness.suite.scenario import SCENARIO_DIR, Scenario, load_scenarios
+from harness.suite.workspace_tools import WORKSPACE_TOOLS
 from harness.todo.dialects import classic_names, drivable, seed_view, to_product
 
 _DEFAULT_CONFIG = GenerateConfig()
@@ -84,6 +86,11 @@ class SimModel(ModelAPI):
         epoch = active.epoch if active else 1
         if config.response_schema is not None and config.response_schema.name == SCHEMA_NAME:
             return self._intent_plan(scenario, epoch, input, tools)
+        if not tools:
+            # a CLI's side request (a session title, a summary): a short answer, no turn
+            return self._output(
+                ChatMessageAssistant(content=scenario.title, model=self.model_name), input, tools
+            )
         key = active.id if active else f"{scenario.id}-{epoch}"
         if key not in self.memories:
             self._forget_finished()
@@ -108,9 +115,12 @@ class SimModel(ModelAPI):
         unsure = memory.unconfirmed
         decision = policy.decide(names)
         calls = []
+        root = workspace_root(system) if offered >= NATIVE else None
         for i, decided in enumerate(decision.calls):
             call_id = f"sim-{memory.calls}-{i}"
             name, args = to_product(decided, offered)
+            if root is not None and name in WORKSPACE_TOOLS and name not in offered:
+                name, args = to_cli((name, args), root)  # a CLI's own tools, or the helper
             if (name, args) != decided:
                 memory.sent[call_id] = decided  # remembered in its own terms
             calls.append(ToolCall(id=call_id, function=name, arguments=args, type="function"))

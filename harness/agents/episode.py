@@ -1,0 +1,237 @@
+"""One CLI episode's record: what the bridge saw turn by turn, the workspace observed at every
+model request, and the product's own record of its todo calls, merged into the harness's ledger.
+
+- Turns: every request of the product's main loop (one that offers its todo tool) is a turn;
+  the episode answers it by asking the eval's model itself (the bridge's `filter`), so it knows
+  which calls each turn made. Side requests (a session title, say) go to the model as usual.
+- Work: at each turn, the previous turn's calls are settled in the order written: the seed
+  tools run by the helper command come from its journal, the CLI's `Write`/`Edit`/`Read` are
+  read as the seed's `write_file`/`read_file`, and every other call (`Bash`, ...) is observed
+  under its own name, so a subtask's state rule (`check`) is judged on the live workspace after
+  each successful call, whatever tool made the change. The harness's own tracker ticks.
+- Todos: from the product's session record, each call replayed through the harness design
+  that reproduces the product (`CliProduct.design`), so the detectors apply unchanged; the
+  product's verdict on a call wins over the design's (a call it refused changed nothing). The
+  bridge's view of the same calls is the cross-check: any disagreement is an episode error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageTool,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+)
+from inspect_ai.tool import ToolChoice, ToolError, ToolInfo
+
+from harness.episode.ending import classify_ending
+from harness.episode.gate.tracker import TaskStateTracker
+from harness.episode.ledger import ClaimEvent, Event, Ledger, TodoEvent
+from harness.episode.loop import assistant_event
+from harness.episode.tools import Episode, record_workspace_call, todo_tools
+from harness.episode.workspace import Workspace
+from harness.progress import model_replied
+from harness.sessions.calls import CallRecord
+from harness.suite.cli_tools import from_cli, helper_runs
+from harness.suite.scenario import Scenario
+from harness.todo.clis import CliProduct
+from harness.todo.registry import designs
+
+
+class RecordMismatch(RuntimeError):
+    """The product's record and the bridge's view of the episode disagree."""
+
+
+class BudgetSpent(RuntimeError):
+    """The scenario's turn budget is spent: the episode stops the CLI."""
+
+
+@dataclass
+class TodoSlot:
+    """A todo call as the bridge saw it, placed in the ledger's order; its effect comes from
+    the product's record."""
+
+    turn: int
+    call_id: str
+    tool: str
+    args: dict[str, Any]
+
+
+class CliEpisode:
+    """The record of one scenario run through one CLI (see the module docstring)."""
+
+    def __init__(
+        self, product: CliProduct, scenario: Scenario, workspace: Workspace, journal: Path
+    ) -> None:
+        self.product = product
+        self.scenario = scenario
+        self.journal = journal
+        self._journal_lines = 0
+        self.ledger = Ledger(scenario=scenario.id, variant=product.name)
+        self.episode = Episode(
+            store=designs()[product.design](None),
+            workspace=workspace,
+            ledger=Ledger(scenario=scenario.id, variant=product.name),
+            tracker=TaskStateTracker(scenario, workspace),
+        )
+        self.slots: list[Event | TodoSlot] = []
+        self.turn = 0
+        self._pending: ChatMessageAssistant | None = None
+        self.final_text: str | None = None
+
+    @property
+    def tracker(self) -> TaskStateTracker:
+        return self.episode.tracker
+
+    # -- during the run: the bridge's filter -----------------------------------------------
+    async def filter(
+        self,
+        model: Model,
+        messages: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice | None,
+        config: GenerateConfig,
+    ) -> ModelOutput | None:
+        """Each request of the CLI: a turn of the episode if it is the main loop's."""
+        if not any(t.name in self.product.todo_tools for t in tools):
+            return None
+        self.settle(messages)
+        if self.turn >= self.scenario.max_turns:
+            raise BudgetSpent(f"the scenario's {self.scenario.max_turns} turns are spent")
+        self.turn += 1
+        output = await model.generate(messages, tools, tool_choice, config)
+        model_replied()
+        self.slots.append(assistant_event(self.turn, output, set(self.product.todo_tools)))
+        message = output.message
+        self._pending = message
+        for call in message.tool_calls or []:
+            if call.function in self.product.todo_tools:
+                self.slots.append(TodoSlot(self.turn, call.id, call.function, call.arguments))
+        if not message.tool_calls:
+            self.final_text = message.text
+        return output
+
+    def settle(self, messages: list[ChatMessage]) -> None:
+        """The previous turn's workspace calls, with the answers now in the conversation."""
+        message, self._pending = self._pending, None
+        if message is None:
+            return
+        answers = {m.tool_call_id: m for m in messages if isinstance(m, ChatMessageTool)}
+        root = str(self.episode.workspace.root)
+        self.episode.turn = self.turn
+        for call in message.tool_calls or []:
+            if call.function in self.product.todo_tools:
+                continue
+            native = (call.function, call.arguments)
+            for _ in range(helper_runs(native)):
+                self._journaled(call.id)
+            if helper_runs(native):
+                continue
+            answer = answers.get(call.id)
+            ok = answer is not None and answer.error is None
+            text = answer.text if answer is not None else "no answer"
+            tool, args = from_cli(native, root) or native
+            self._record(call.id, tool, args, text, ok)
+        while self._journaled(""):  # helper runs the calls above did not account for
+            pass
+
+    def _journaled(self, call_id: str) -> bool:
+        lines = (
+            self.journal.read_text(encoding="utf-8").splitlines() if self.journal.exists() else []
+        )
+        if self._journal_lines >= len(lines):
+            return False
+        entry = json.loads(lines[self._journal_lines])
+        self._journal_lines += 1
+        self._record(call_id, entry["tool"], entry["args"], entry["result"], entry["ok"])
+        return True
+
+    def _record(self, call_id: str, tool: str, args: dict[str, Any], result: str, ok: bool) -> None:
+        scratch = self.episode.ledger.events
+        record_workspace_call(self.episode, tool, args, result, ok)
+        for event in scratch:
+            event.call_id = call_id  # type: ignore[union-attr]
+        self.slots.extend(scratch)
+        scratch.clear()
+
+    # -- after the run: the product's record -------------------------------------------------
+    async def build(self, records: list[CallRecord], ended: str | None) -> tuple[Ledger, list[str]]:
+        """The ledger, from the slots and the product's record; and every disagreement between
+        the record and the bridge (empty when they agree). `ended` is why the CLI stopped early
+        (None: it answered without a tool call)."""
+        by_id = {r.id: r for r in records if r.tool in self.product.todo_tools}
+        problems: list[str] = []
+        tools = {t.name: t for t in todo_tools(self.episode)}
+        seen: set[str] = set()
+        for slot in self.slots:
+            if not isinstance(slot, TodoSlot):
+                self.ledger.events.append(slot)
+                continue
+            seen.add(slot.call_id)
+            record = by_id.get(slot.call_id)
+            if record is None:
+                problems.append(f"{slot.tool} call {slot.call_id} is not in the product's record")
+                continue
+            if record.tool != slot.tool or record.args != slot.args:
+                problems.append(
+                    f"{slot.tool} call {slot.call_id}: the record holds other arguments"
+                )
+            problems.extend(await self._replay(slot, record, tools))
+        problems.extend(
+            f"{r.tool} call {r.id} is in the product's record, not in the bridge's"
+            for r in by_id.values()
+            if r.id not in seen
+        )
+        self._end(ended)
+        return self.ledger, problems
+
+    async def _replay(self, slot: TodoSlot, record: CallRecord, tools: dict[str, Any]) -> list[str]:
+        store, scratch = self.episode.store, self.episode.ledger.events
+        saved = store.snapshot()
+        self.episode.turn = slot.turn
+        with contextlib.suppress(ToolError):  # a refusal is in the event the tool recorded
+            await tools[record.tool].tool(**record.args)
+        event = scratch.pop()
+        assert isinstance(event, TodoEvent)
+        event.call_id = slot.call_id
+        problems = []
+        if record.refused and event.accepted:  # the product refused it: it changed nothing
+            store.restore(saved)
+            event = event.model_copy(
+                update={"accepted": False, "error": record.result, "after": event.before}
+            )
+        elif record.result is not None and not record.refused and not event.accepted:
+            problems.append(
+                f"{record.tool} call {record.id}: the product accepted it, the design refused it"
+                f" ({event.error})"
+            )
+        self.ledger.events.append(event)
+        return problems
+
+    def _end(self, ended: str | None) -> None:
+        self.ledger.turns = self.turn
+        if ended is not None or self.final_text is None:
+            self.ledger.end_reason = "budget_exhausted"
+            return
+        snapshot = self.tracker.snapshot()
+        ending = classify_ending(self.final_text)
+        self.ledger.events.append(
+            ClaimEvent(
+                turn=self.turn,
+                blocked=False,
+                ending=ending,
+                state=self.tracker.summary(),
+                done=snapshot["done"],
+                total=snapshot["total"],
+            )
+        )
+        self.ledger.end_reason = ending

@@ -1,0 +1,60 @@
+"""Where the shipping CLIs are installed (`make agents`: pinned versions from npm into an
+ignored `.agents/`, or any folder named by `TODO_BENCH_AGENTS`), and a one-line error saying how
+to install one that is missing."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from harness import PACKAGE_DIR
+from harness.errors import UsageError
+from harness.todo.clis import CliProduct
+
+#: the environment variable naming the folder the CLIs were installed into
+AGENTS_DIR = "TODO_BENCH_AGENTS"
+
+
+class AgentMissing(UsageError):
+    """A variant asks for a CLI that is not installed (or not at the pinned version)."""
+
+
+def agents_dir() -> Path:
+    """`TODO_BENCH_AGENTS`, else `.agents/` of the current folder, else of the checkout."""
+    named = os.environ.get(AGENTS_DIR)
+    if named:
+        return Path(named).resolve()
+    here = Path.cwd() / ".agents"
+    return here if here.is_dir() else PACKAGE_DIR.parent / ".agents"
+
+
+def installed_version(product: CliProduct, folder: Path | None = None) -> str | None:
+    manifest = (folder or agents_dir()) / "node_modules" / product.package / "package.json"
+    try:
+        version = json.loads(manifest.read_text(encoding="utf-8")).get("version")
+    except (OSError, ValueError):
+        return None
+    return str(version) if version else None
+
+
+def binary(product: CliProduct) -> Path:
+    """The product's platform binary at the pinned version, or AgentMissing saying how to get
+    it."""
+    folder = agents_dir()
+    path = folder / product.binary
+    found = installed_version(product, folder)
+    hint = (
+        f"run `make agents` in a checkout, or `npm install --prefix DIR "
+        f"{product.package}@{product.version}` and set {AGENTS_DIR}=DIR"
+    )
+    if not path.is_file() or found is None:
+        raise AgentMissing(
+            f"{product.name}: {product.package} is not installed in {folder}; {hint}"
+        )
+    if found != product.version:
+        raise AgentMissing(
+            f"{product.name}: {product.package} {found} is installed in {folder}, the board pins "
+            f"{product.version}; {hint}"
+        )
+    return path

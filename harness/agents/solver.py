@@ -1,0 +1,111 @@
+"""The solver of a `cli/...` variant: one scenario run through a shipping CLI (inspect-swe's
+agent, its model traffic through inspect's bridge to the eval's model) in a fresh workspace and
+a fresh HOME, then scored from the product's own record and the final workspace.
+
+The CLI runs on the host in inspect's `local` sandbox with its permissions bypassed: that is
+for the simulated agent and scripted models only (`harness/agents/sandboxes.py` decides).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from inspect_ai.agent import as_solver
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_swe import claude_code
+
+from harness import progress
+from harness.agents.episode import BudgetSpent, CliEpisode, RecordMismatch
+from harness.agents.install import binary
+from harness.agents.toolcmd import JOURNAL
+from harness.agents.turns import one_at_a_time
+from harness.episode.checks import run_checks
+from harness.episode.record import EpisodeRecord, scenario_of
+from harness.episode.workspace import Workspace
+from harness.sessions.calls import CallRecord, claude_code_calls, claude_code_sessions
+from harness.suite.cli_tools import workspace_note
+from harness.todo.clis import CliProduct
+
+#: files a CLI leaves in its working directory for itself: not the task's work
+OWN_FILES = (".claude/", ".codex/", ".opencode/")
+
+
+def _search_path(product: CliProduct) -> str:
+    """The CLI's binary first, then this environment's commands (`todo-bench-tool`)."""
+    return os.pathsep.join(
+        [str(binary(product).parent), str(Path(sys.executable).parent), "/usr/bin", "/bin"]
+    )
+
+
+@solver
+def cli_agent(product: CliProduct) -> Solver:
+    """Run one scenario through `product`; the episode record goes to the sample store."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        scenario = scenario_of(state)
+        workspace = Workspace.create(scenario)
+        home = Path(tempfile.mkdtemp(prefix="todo-bench-home-"))
+        journal = home / "todo-bench-journal.jsonl"
+        episode = CliEpisode(product, scenario, workspace, journal)
+        path = _search_path(product)
+        # inspect-swe finds a `version="sandbox"` CLI on the sandbox's PATH (the host's here)
+        os.environ["PATH"] = path + os.pathsep + os.environ.get("PATH", "")
+        agent = claude_code(
+            version="sandbox",
+            model_config=product.model_config_id,
+            cwd=str(workspace.root),
+            env={**product.env, "HOME": str(home), JOURNAL: str(journal), "PATH": path},
+            filter=episode.filter,
+            system_prompt=workspace_note(str(workspace.root)),
+        )
+        ended: str | None = None
+        try:
+            async with one_at_a_time():
+                state = await as_solver(agent)(state, generate)
+        except Exception as failure:  # the CLI crashed, hung or was stopped at its budget
+            if not _caused_by(failure, BudgetSpent):
+                raise
+            ended = "budget"
+        finally:
+            try:
+                episode.settle(state.messages)
+                ledger, problems = await episode.build(_product_record(home), ended)
+                record = state.store_as(EpisodeRecord)
+                record.ledger_json = ledger.model_dump_json()
+                record.checks = [c.model_dump() for c in run_checks(workspace, scenario)]
+                record.final_files = [f for f in workspace.files() if not f.startswith(OWN_FILES)]
+                record.task_state = episode.tracker.snapshot()
+                progress.episode_done()
+            finally:
+                workspace.cleanup()
+                shutil.rmtree(home, ignore_errors=True)
+        if problems:
+            raise RecordMismatch("; ".join(problems))
+        return state
+
+    return solve
+
+
+def _product_record(home: Path) -> list[CallRecord]:
+    return [call for path in claude_code_sessions(home) for call in claude_code_calls(path)]
+
+
+def _caused_by(failure: BaseException, kind: type[BaseException]) -> bool:
+    """Whether `kind` is anywhere in the failure's causes or groups (the bridge and the
+    agent wrap what a filter raised)."""
+    seen: set[int] = set()
+    stack: list[BaseException] = [failure]
+    while stack:
+        error = stack.pop()
+        if id(error) in seen:
+            continue
+        seen.add(id(error))
+        if isinstance(error, kind):
+            return True
+        stack.extend(e for e in (error.__cause__, error.__context__) if e is not None)
+        stack.extend(getattr(error, "exceptions", ()))
+    return False

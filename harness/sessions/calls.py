@@ -1,0 +1,64 @@
+"""A product's own record of its tool calls, call by call: each call's id, tool, arguments,
+and the product's answer (and whether it was an error). The agents' runner replays the todo
+calls through the harness's design and cross-checks the record against what the bridge saw."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from harness.sessions.readers import _NOT_FOUND, _TASK_TOOLS, _dict, _lines, _result_text
+
+
+class CallRecord(BaseModel):
+    """One tool call as the product recorded it."""
+
+    id: str
+    tool: str
+    args: dict[str, Any]
+    #: the product's answer; None if the record holds no answer (the call never returned)
+    result: str | None = None
+    error: bool = False
+
+    @property
+    def refused(self) -> bool:
+        """The product refused the call: an error answer, or Claude Code's Task tools' plain
+        "Task not found" (an answer it does not mark as an error)."""
+        return self.error or (
+            self.tool in _TASK_TOOLS and bool(_NOT_FOUND.search(self.result or ""))
+        )
+
+
+def claude_code_calls(path: Path) -> list[CallRecord]:
+    """Every tool call of one Claude Code session JSONL, in the order made, with its answer."""
+    calls: dict[str, CallRecord] = {}
+    for record in _lines(path):
+        content = _dict(record.get("message")).get("content")
+        if not isinstance(content, list):
+            continue
+        for block in (b for b in content if isinstance(b, dict)):
+            if record.get("type") == "assistant" and block.get("type") == "tool_use":
+                call_id = str(block.get("id", ""))
+                calls.setdefault(
+                    call_id,
+                    CallRecord(
+                        id=call_id, tool=str(block.get("name", "")), args=_dict(block.get("input"))
+                    ),
+                )
+            elif record.get("type") == "user" and block.get("type") == "tool_result":
+                call = calls.get(str(block.get("tool_use_id", "")))
+                if call is not None:
+                    call.result = _result_text(block)
+                    call.error = bool(block.get("is_error"))
+    return list(calls.values())
+
+
+def claude_code_sessions(home: Path) -> Iterator[Path]:
+    """The main session files Claude Code wrote under a HOME (its subagents' files left out)."""
+    projects = home / ".claude" / "projects"
+    for path in sorted(projects.glob("*/*.jsonl")):
+        if not path.name.startswith("agent-"):
+            yield path

@@ -1,0 +1,98 @@
+"""The workspace tools in a shipping CLI's terms, declared once for both directions.
+
+A CLI agent (Claude Code) has its own `Write`, `Read`, `Edit`, `Bash`; the scenarios' tools are
+the seed's (`write_file`, `create_excel`, ...). Inside a CLI episode every seed tool is also a
+command, `todo-bench-tool NAME 'JSON'` (`harness/agents/toolcmd.py`), which runs the harness's
+own workspace code and journals the call, so any scenario can be solved through a CLI. This
+module says how a seed call is made through the CLI (the simulated agent's side) and which
+native CLI calls are a seed call (the record's side, for the subtasks' tool rules).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import PurePosixPath
+from typing import Any
+
+Call = tuple[str, dict[str, Any]]
+
+#: the command that runs a seed workspace tool inside a CLI episode
+HELPER = "todo-bench-tool"
+#: the line the episode adds to the CLI's system prompt; the workspace root follows the colon
+WORKSPACE_LINE = "The task's workspace (your working directory) is: "
+_ROOT = re.compile(re.escape(WORKSPACE_LINE) + r"(\S+)")
+#: the native tools that make a CLI drivable this way
+NATIVE = frozenset({"Write", "Read", "Bash"})
+
+
+def workspace_note(root: str) -> str:
+    """What a CLI agent is told about the workspace and the helper command."""
+    return (
+        f"{WORKSPACE_LINE}{root}\n"
+        f"Besides your own tools, the command `{HELPER} NAME 'JSON'` runs one workspace tool "
+        "of this task with its arguments as a JSON object: list_files {}, read_file {path}, "
+        "write_file {path, content}, rename_file {src, dst}, delete_file {path}, create_excel "
+        "{path, rows | from_workspace_files, sheet}, write_csv {path, rows}. Paths are "
+        "relative to the workspace."
+    )
+
+
+def workspace_root(system: str) -> str | None:
+    """The workspace root a CLI episode announced in its system prompt, if any."""
+    found = _ROOT.search(system)
+    return found.group(1) if found else None
+
+
+def helper_command(name: str, args: dict[str, Any]) -> str:
+    return f"{HELPER} {name} {shlex.quote(json.dumps(args, ensure_ascii=False))}"
+
+
+def to_cli(call: Call, root: str) -> Call:
+    """A seed workspace call made through a CLI: text files through its own `Write` and `Read`,
+    everything else through the helper command (run by its `Bash`)."""
+    name, args = call
+    path = args.get("path")
+    if name == "write_file" and isinstance(path, str):
+        return "Write", {"file_path": f"{root}/{path}", "content": args.get("content", "")}
+    if name == "read_file" and isinstance(path, str) and not path.endswith(".xlsx"):
+        return "Read", {"file_path": f"{root}/{path}"}
+    return "Bash", {"command": helper_command(name, args), "description": f"Run {name}"}
+
+
+def _relative(path: Any, root: str) -> str | None:
+    if not isinstance(path, str):
+        return None
+    pure = PurePosixPath(path)
+    if not pure.is_absolute():
+        return str(pure)
+    try:
+        return str(pure.relative_to(root))
+    except ValueError:
+        return None  # outside the workspace: not a workspace call
+
+
+def from_cli(call: Call, root: str) -> Call | None:
+    """The seed workspace call a native CLI call is, if it is one (`Write` and `Edit` write a
+    file, `Read` reads one); helper commands are taken from the helper's own journal."""
+    name, args = call
+    path = _relative(args.get("file_path"), root)
+    if path is None:
+        return None
+    if name == "Write":
+        return "write_file", {"path": path, "content": args.get("content", "")}
+    if name in ("Edit", "MultiEdit"):
+        return "write_file", {"path": path}
+    if name == "Read":
+        return "read_file", {"path": path}
+    return None
+
+
+def helper_runs(call: Call) -> int:
+    """How many helper commands a native call runs (a `Bash` command may chain several)."""
+    name, args = call
+    command = args.get("command")
+    if name != "Bash" or not isinstance(command, str):
+        return 0
+    return len(re.findall(rf"(?:^|[\s;&|(]){re.escape(HELPER)}\s", command))

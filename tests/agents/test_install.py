@@ -1,0 +1,77 @@
+"""A run that asks for a shipping agent: installed at the pinned version, or one line saying
+how to install it; a real model drives one on the host only when asked by name."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.agents.install import AGENTS_DIR, AgentMissing, binary
+from harness.todo.clis import PRODUCTS
+from harness.todo.variants import parse_variants
+
+PRODUCT = PRODUCTS["cli/claude-code-todowrite"]
+
+
+def _fake_install(folder: Path, version: str) -> None:
+    package = folder / "node_modules" / PRODUCT.package
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(json.dumps({"version": version}))
+    exe = folder / PRODUCT.binary
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    exe.write_text("#!/bin/sh\n")
+
+
+def test_agents_is_a_set_of_cli_variants_that_take_no_switches() -> None:
+    assert [v.label for v in parse_variants("agents")] == list(PRODUCTS)
+    with pytest.raises(ValueError, match="no switches"):
+        parse_variants("cli/claude-code-tasks+gate")
+
+
+def test_a_missing_or_other_version_is_refused_with_how_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(AGENTS_DIR, str(tmp_path))
+    with pytest.raises(AgentMissing, match="not installed.*make agents"):
+        binary(PRODUCT)
+    _fake_install(tmp_path, "0.0.1")
+    with pytest.raises(AgentMissing, match="0.0.1 is installed.*pins 2"):
+        binary(PRODUCT)
+
+
+def test_the_pinned_version_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(AGENTS_DIR, str(tmp_path))
+    _fake_install(tmp_path, PRODUCT.version)
+    assert binary(PRODUCT) == tmp_path / PRODUCT.binary
+
+
+def _run(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    out = str(tmp_path / "r")
+    command = [sys.executable, "-m", "harness.cli", "run", "--variants", "agents",
+               "--scenarios", "excel_export", "--epochs", "1", "--out", out, *args]  # fmt: skip
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_a_run_asking_for_a_missing_agent_says_how_to_install_it(tmp_path: Path) -> None:
+    import os
+
+    env = {**os.environ, AGENTS_DIR: str(tmp_path / "none")}
+    done = _run(tmp_path, env, "--model", "sim/oracle")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "not installed" in done.stderr and "make agents" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_real_model_needs_the_local_sandbox_flag(tmp_path: Path) -> None:
+    import os
+
+    _fake_install(tmp_path / "agents", PRODUCT.version)
+    env = {**os.environ, AGENTS_DIR: str(tmp_path / "agents")}
+    done = _run(tmp_path, env, "--model", "anthropic/claude-sonnet-4-5")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--local-sandbox" in done.stderr and "docker" in done.stderr

@@ -1,0 +1,134 @@
+"""The real Claude Code binary (`make agents`) run as a variant, offline: its todo calls come
+from its own session record, the work from the workspace, and every count is exact.
+
+Heavy (about 20 s an episode): the simulated agent solves two scenarios through both Claude Code
+rows; scripted episodes drop an item, reword a task, tick one early and claim "done" falsely."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import EvalLog
+
+from harness.agents.install import AgentMissing, binary
+from harness.run.task import build_task
+from harness.todo.clis import PRODUCTS
+from tests.agents import cli_script
+
+pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
+
+try:
+    binary(PRODUCTS["cli/claude-code-todowrite"])
+except AgentMissing as missing:
+    pytestmark.append(pytest.mark.skip(reason=f"{missing} (CI runs make agents first)"))
+
+
+def _run(variant: str, scenarios: str, model: str, logs: Path) -> EvalLog:
+    log = eval(build_task(variant=variant, scenarios=scenarios), model=model, display="none",
+               log_dir=str(logs), max_samples=1)[0]  # fmt: skip
+    assert log.status == "success", log.error
+    return log
+
+
+def _scores(log: EvalLog) -> list[dict[str, Any]]:
+    assert log.samples
+    return [dict(s.scores["todo_scorer"].value) for s in log.samples]  # type: ignore[index,arg-type]
+
+
+@pytest.mark.parametrize("variant", ["cli/claude-code-todowrite", "cli/claude-code-tasks"])
+def test_the_oracle_solves_agent_ready_scenarios_through_claude_code(
+    variant: str, tmp_path: Path
+) -> None:
+    for score in _scores(_run(variant, "excel_export,main_and_test", "sim/oracle", tmp_path)):
+        assert score["task_success"] == 1.0
+        for fault in (
+            "dropped_todos",
+            "mutated_text",
+            "false_todo_completions",
+            "false_completion",
+        ):
+            assert score[fault] == 0.0, fault
+
+
+def _todos(*rows: tuple[str, str]) -> dict[str, Any]:
+    return {"todos": [{"content": t, "status": s, "activeForm": t} for t, s in rows]}
+
+
+def test_a_dropped_item_and_a_false_done_are_counted_from_claude_code_s_record(
+    tmp_path: Path,
+) -> None:
+    cli_script.play(
+        [
+            lambda root: [
+                (
+                    "TodoWrite",
+                    _todos(
+                        ("Write main.py", "in_progress"),
+                        ("Write test.py", "pending"),
+                        ("Verify by reading main.py", "pending"),
+                    ),
+                )
+            ],  # fmt: skip
+            lambda root: [
+                (
+                    "Write",
+                    {
+                        "file_path": f"{root}/main.py",
+                        "content": "def add(a, b):\n    return a + b\n",
+                    },
+                )
+            ],  # fmt: skip
+            # test.py is dropped from the list, and never written
+            lambda root: [
+                (
+                    "TodoWrite",
+                    _todos(
+                        ("Write main.py", "completed"), ("Verify by reading main.py", "pending")
+                    ),
+                )
+            ],  # fmt: skip
+            None,  # "All tasks are complete." while test.py is missing
+        ]
+    )
+    (score,) = _scores(_run("cli/claude-code-todowrite", "main_and_test", "cliscript/x", tmp_path))
+    assert score["dropped_todos"] == 1.0
+    assert score["false_completion"] == 1.0
+    assert score["task_success"] == 0.0
+    assert score["false_todo_completions"] == 0.0  # main.py was written before it was ticked
+
+
+def test_a_reworded_task_and_an_early_tick_are_counted_from_claude_code_s_record(
+    tmp_path: Path,
+) -> None:
+    cli_script.play(
+        [
+            lambda root: [
+                ("TaskCreate", {"subject": "Write main.py", "description": "main"}),
+                ("TaskCreate", {"subject": "Write test.py", "description": "test"}),
+            ],  # fmt: skip
+            # ticked before any file is written, and the second task reworded unasked
+            lambda root: [
+                ("TaskUpdate", {"taskId": "1", "status": "completed"}),
+                ("TaskUpdate", {"taskId": "2", "subject": "Write some tests"}),
+            ],  # fmt: skip
+            lambda root: [
+                (
+                    "Write",
+                    {
+                        "file_path": f"{root}/main.py",
+                        "content": "def add(a, b):\n    return a + b\n",
+                    },
+                )
+            ],  # fmt: skip
+            None,
+        ]
+    )
+    (score,) = _scores(_run("cli/claude-code-tasks", "main_and_test", "cliscript/x", tmp_path))
+    assert score["false_todo_completions"] == 1.0
+    assert score["unsanctioned_renames"] == 1.0
+    assert score["todo_updates"] == 4.0 and score["rejected_updates"] == 0.0
+    assert score["dropped_todos"] == 0.0
+    assert score["false_completion"] == 1.0
