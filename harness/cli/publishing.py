@@ -58,8 +58,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def add(sub: Commands) -> None:
     """Commands on a finished run: report, gate-accuracy, factorial, rescore, leaderboard."""
     rep = sub.add_parser(
-        "report", help="write a run's leaderboard as md, html, tex (body and standalone) and csv (json: "
-        "summary.json)"
+        "report",
+        help="write a run's leaderboard as md, html, tex (body and standalone) and csv (json: "
+        "summary.json)",
     )
     rep.add_argument("run", help="run folder or summary.json")
     rep.set_defaults(func=cmd_report)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+from pandas.io.formats.style import Styler
 
 from harness.metrics import TABLES
 from harness.results.cells import parts, shown, stat_of, title
@@ -49,7 +50,9 @@ _SPECIALS = {
     "≤": r"$\leq$",
     "≥": r"$\geq$",
 }
-PACKAGES = ("booktabs",)
+#: what the body needs: booktabs' rules; T1 so that _ ^ ~ \\ print as themselves, not as OT1's
+#: accents (lmodern: T1 in scalable fonts where cm-super is not installed)
+PACKAGES = ("[T1]{fontenc}", "{lmodern}", "{booktabs}")
 #: labels start with this macro: a paper that \inputs several boards renews it before each
 PREFIX = "\\todobenchprefix"
 
@@ -130,15 +133,10 @@ def _slug(caption: str) -> str:
     return caption.split(" (")[0].lower().replace(" ", "-")
 
 
-def _table(frame: pd.DataFrame, heads: dict[str, list[str]], caption: str, label: str) -> str:
-    """One booktabs table of `frame`, written by Styler."""
-    metrics = list(dict.fromkeys(frame.columns.get_level_values(0)))
-    styler = frame.style.hide(axis="columns", level=1).hide(axis="index", names=True)
-    styler = styler.format(escape)
-    spread_columns = [c for c in frame.columns if c[1] == "stderr"]
-    styler = styler.format(lambda s: f"$\\pm$\\,{escape(s)}" if s else "", subset=spread_columns)
-    styler = styler.format_index(escape, axis=0)
-    styler = styler.format_index(lambda metric: _header(metric, heads[metric]), axis=1, level=0)
+def _write(styler: Styler, column_format: str, caption: str, label: str) -> str:
+    """A Styler's table as every table here is set: booktabs rules, centred, at the tables'
+    type size and column padding, caption above."""
+    styler = styler.hide(axis="index", names=True).format_index(escape, axis=0)
     styler = styler.set_table_styles(
         [
             {"selector": SIZE, "props": ":;"},
@@ -146,7 +144,7 @@ def _table(frame: pd.DataFrame, heads: dict[str, list[str]], caption: str, label
         ]
     )
     latex: str = styler.to_latex(
-        column_format="l" + "r@{\\,}r" * len(metrics),
+        column_format=column_format,
         position="t",
         position_float="centering",
         hrules=True,
@@ -158,6 +156,31 @@ def _table(frame: pd.DataFrame, heads: dict[str, list[str]], caption: str, label
     return latex
 
 
+def _board_table(frame: pd.DataFrame, heads: dict[str, list[str]], caption: str, label: str) -> str:
+    """One table of a board: a header over each metric's mean and ± columns."""
+    metrics = list(dict.fromkeys(frame.columns.get_level_values(0)))
+    styler = frame.style.hide(axis="columns", level=1).format(escape)
+    spread_columns = [c for c in frame.columns if c[1] == "stderr"]
+    styler = styler.format(lambda s: f"$\\pm$\\,{escape(s)}" if s else "", subset=spread_columns)
+    styler = styler.format_index(lambda metric: _header(metric, heads[metric]), axis=1, level=0)
+    return _write(styler, "l" + "r@{\\,}r" * len(metrics), caption, label)
+
+
+def table(frame: pd.DataFrame, caption: str, label: str) -> str:
+    """A table of text cells (`frame`'s index first; numbers right-aligned, words left), each
+    header on two lines where it is wider than its cells. `caption` is LaTeX; the cells and
+    headers are escaped."""
+    heads = {
+        str(name): _lines(str(name), max(map(_width, frame[name].astype(str))))
+        for name in frame.columns
+    }
+    styler = frame.style.format(escape)
+    styler = styler.format_index(lambda name: _header(str(name), heads[str(name)]), axis=1)
+    # numbers (and intervals, counts like 15/22) right-aligned, words left
+    aligns = ["r" if all(str(c)[:1] in "0123456789[-+" for c in frame[n]) else "l" for n in heads]
+    return _write(styler, "l" + "".join(aligns), caption, label)
+
+
 def body(summary: Summary) -> str:
     """Every board, `\\input`-able after `\\begin{document}`: the comment at the top names the
     packages it needs; the run is described in the first table's caption only."""
@@ -166,7 +189,7 @@ def body(summary: Summary) -> str:
     per = f"episodes per variant: {episodes}"
     out = [
         "% todo-bench leaderboard: \\input this after \\begin{document}",
-        "% needs " + " ".join(f"\\usepackage{{{p}}}" for p in PACKAGES),
+        "% needs " + " ".join(f"\\usepackage{p}" for p in PACKAGES),
         f"% labels are {PREFIX}-<board>[-<part>] ({PREFIX} is todo-bench unless renewed first)",
         f"% {title(summary)}",
         f"\\providecommand{{{PREFIX}}}{{todo-bench}}",
@@ -187,16 +210,16 @@ def body(summary: Summary) -> str:
             if number == 1:
                 text = f"{escape(caption)}; {per}."
                 text += f" {about}" if label == first else f" Run as in Table~\\ref{{{first}}}."
-                out.append(_table(part, heads, text, label))
+                out.append(_board_table(part, heads, text, label))
             else:
                 text = f"{escape(caption)}, continued from Table~\\ref{{{label}}}."
-                out.append(_table(part, heads, text, f"{label}-{number}"))
+                out.append(_board_table(part, heads, text, f"{label}-{number}"))
     return "\n".join(out)
 
 
 def standalone(summary: Summary) -> str:
     """`body` in a document of its own, with the packages the body names."""
-    preamble = "\n".join(f"\\usepackage{{{p}}}" for p in PACKAGES)
+    preamble = "\n".join(f"\\usepackage{p}" for p in PACKAGES)
     return (
         f"\\documentclass{{article}}\n\\usepackage[utf8]{{inputenc}}\n{preamble}\n"
         f"\\begin{{document}}\n{body(summary)}\\end{{document}}\n"
