@@ -106,7 +106,7 @@ def _frame(summary: Summary, columns: tuple[tuple[str, str], ...]) -> pd.DataFra
 
 def _layout(frame: pd.DataFrame, metric: str, header: str) -> tuple[list[str], float]:
     """A column's header lines and its estimated width in points, padding included."""
-    mean = max(map(_width, frame[(metric, "mean")]))
+    mean = max(map(_width, frame[(metric, "mean")]), default=0.0)  # no rows: a failed run
     spreads = [s for s in frame[(metric, "stderr")] if s]
     spread = _THIN_PT + _WIDTH_PT["±"] + _THIN_PT + max(map(_width, spreads)) if spreads else 0
     numbers = mean + spread
@@ -171,7 +171,7 @@ def table(frame: pd.DataFrame, caption: str, label: str) -> str:
     header on two lines where it is wider than its cells. `caption` is LaTeX; the cells and
     headers are escaped."""
     heads = {
-        str(name): _lines(str(name), max(map(_width, frame[name].astype(str))))
+        str(name): _lines(str(name), max(map(_width, frame[name].astype(str)), default=0.0))
         for name in frame.columns
     }
     styler = frame.style.format(escape)

@@ -15,9 +15,8 @@ from harness.results.cells import parts, shown, stat_of
 from harness.results.publish import FORMATS, leaderboard
 from harness.results.summary import read_summary
 from tests.helpers import ROOT
+from tests.results.tex import PUBLISHED
 
-#: the committed runs whose LaTeX is published beside their summary
-PUBLISHED = sorted(p.parent for p in ROOT.glob("results/**/leaderboard.tex"))
 LATEST = read_summary(ROOT / "results" / "latest" / "summary.json")
 
 
@@ -94,3 +93,16 @@ def test_a_wide_board_is_split_evenly_and_a_narrow_one_stays_whole() -> None:
     assert latex._split([50.0] * 11, 300) == [slice(0, 6), slice(6, 11)]
     assert latex._split([50.0] * 11, 200) == [slice(0, 4), slice(4, 8), slice(8, 11)]
     assert latex._split([500.0, 10.0], 300) == [slice(0, 1), slice(1, 2)]  # no fit at all
+
+
+def test_a_plain_table_aligns_numbers_right_words_left_and_stacks_a_wide_header() -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {"family": ["full_list", "ids"], "events over opportunities": ["16/1190", "6/689"]},
+        index=["drop", "wrong_id"],
+    )
+    out = latex.table(frame, "Rates", "rates")
+    assert "\\begin{tabular}{llr}" in out and "\\label{rates}" in out
+    assert "wrong\\_id & ids & 6/689 \\\\" in out and "full\\_list" in out
+    assert "\\begin{tabular}[b]{@{}c@{}}events over\\\\opportunities\\end{tabular}" in out

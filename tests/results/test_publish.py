@@ -13,7 +13,7 @@ import pytest
 from harness.results.publish import leaderboard
 from harness.results.report import read_summary
 from tests.helpers import ROOT
-from tests.results.tex import assert_printable, compile_document, needs_pdflatex
+from tests.results.tex import PUBLISHED, assert_printable, compile_document, needs_pdflatex
 
 LATEST = Path("results/latest/summary.json")
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -50,10 +50,6 @@ def test_the_html_page_renders_in_a_real_browser(tmp_path: Path) -> None:
         timeout=120,
     )
     assert shot.is_file() and shot.stat().st_size > 20_000  # a page with tables and figures
-
-
-#: every committed run that publishes its LaTeX
-PUBLISHED = sorted(p.parent for p in ROOT.glob("results/**/leaderboard-standalone.tex"))
 
 
 @pytest.mark.heavy

@@ -11,10 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import ROOT
+
 needs_pdflatex = pytest.mark.skipif(
     shutil.which("pdflatex") is None,
     reason="no pdflatex (.ci/run installs Debian's texlive-latex-recommended)",
 )
+#: the committed runs published with their LaTeX (scripts/regenerate.sh reports them)
+PUBLISHED = [ROOT / "results" / run for run in ("latest", "products", "hard", "field/run")]
 #: TeX points per PDF point: pdflatex writes sizes in big points ("/F8 7.9701 Tf" is 8 pt)
 PT_PER_BP = 72.27 / 72
 
