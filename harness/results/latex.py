@@ -6,6 +6,7 @@ standard error sit in two columns (`r@{\\,}r`), so digits align down the column.
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -64,9 +65,7 @@ def escape(text: str) -> str:
 
 def _width(text: str) -> float:
     """Estimated width in points of `text` set in the tables' type."""
-    return sum(
-        _WIDTH_PT.get(c, _UPPER_PT if c.isupper() else _LOWER_PT) for c in text.replace("_", "-")
-    )
+    return sum(_WIDTH_PT.get(c, _UPPER_PT if c.isupper() else _LOWER_PT) for c in text)
 
 
 def _lines(header: str, room: float) -> list[str]:
@@ -80,6 +79,7 @@ def _lines(header: str, room: float) -> list[str]:
 
 
 def _header(metric: str, lines: list[str]) -> str:
+    """A header cell: the markup of a metric that has one, else its lines escaped."""
     if metric in _HEADERS:
         return _HEADERS[metric]
     if len(lines) == 1:
@@ -122,7 +122,7 @@ def _split(widths: list[float], room: float) -> list[slice]:
     count = len(widths)
     for tables in range(1, count + 1):
         bounds = [math.ceil(count * i / tables) for i in range(tables + 1)]
-        runs = [slice(a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+        runs = [slice(a, b) for a, b in pairwise(bounds)]
         if all(sum(widths[run]) <= room for run in runs):
             return runs
     return [slice(i, i + 1) for i in range(count)]
