@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: agents install lock bench test test-slow test-fast lint perf perf-instructions scaling cluster-scaling real-model clean regress baseline report
+.PHONY: agents install lock bench test test-slow test-fast lint perf perf-instructions scaling cluster-scaling real-model clean regress baseline report paper
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -98,6 +98,11 @@ agents:
 	@ls .agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude \
 		.agents/node_modules/@openai/codex-linux-x64/vendor/*/bin/codex \
 		.agents/node_modules/opencode-linux-x64/bin/opencode 2>/dev/null || true
+
+# the technical report from the committed results: docs/paper/todo-bench.pdf and its pages as PNG
+# (pdflatex and pdftoppm: Debian's texlive-latex-recommended and poppler-utils)
+paper: $(STAMP)
+	$(BIN)/python scripts/paper.py
 
 real-model: $(STAMP)
 	bash scripts/local_model.sh

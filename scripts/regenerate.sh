@@ -54,4 +54,7 @@ if command -v chromium >/dev/null; then
     --screenshot=results/latest/leaderboard.png "file://$PWD/results/latest/leaderboard.html" \
     >/dev/null 2>&1
 fi
+if command -v pdflatex >/dev/null && command -v pdftoppm >/dev/null; then
+  .venv/bin/python scripts/paper.py >/dev/null  # the report reads the boards written above
+fi
 echo "regenerated; now paste results/latest/leaderboard.md into the README's leaderboard block"

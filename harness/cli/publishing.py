@@ -58,7 +58,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def add(sub: Commands) -> None:
     """Commands on a finished run: report, gate-accuracy, factorial, rescore, leaderboard."""
     rep = sub.add_parser(
-        "report", help="write a run's leaderboard as md, html, tex and csv (json: summary.json)"
+        "report",
+        help="write a run's leaderboard as md, html, tex (body and standalone) and csv (json: "
+        "summary.json)",
     )
     rep.add_argument("run", help="run folder or summary.json")
     rep.set_defaults(func=cmd_report)
@@ -104,6 +106,7 @@ def add(sub: Commands) -> None:
         default="md",
         choices=list(FORMATS),
         help="md (default, every column), brief (the headline columns in 120 columns), a "
-        "self-contained html page, latex (booktabs), csv or json",
+        "self-contained html page, latex (booktabs tables to \\input in a paper), "
+        "latex-standalone (the same in a document that compiles on its own), csv or json",
     )
     board.set_defaults(func=cmd_leaderboard)

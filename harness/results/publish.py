@@ -1,5 +1,5 @@
-"""Leaderboards from a summary: markdown, CSV and JSON with numbers apart, LaTeX (booktabs) and a
-self-contained HTML page."""
+"""Leaderboards from a summary: markdown, CSV and JSON with numbers apart, LaTeX (booktabs; its
+own module, harness/results/latex.py) and a self-contained HTML page."""
 
 from __future__ import annotations
 
@@ -13,46 +13,8 @@ from datetime import UTC, datetime
 from tabulate import tabulate
 
 from harness.metrics import BRIEF, BY_NAME, TABLES
-from harness.results.summary import Stat, Summary, VariantSummary
-
-SIM_NOTE = "simulated agent: demonstrates the harness, not evidence about real models"
-
-#: every leaderboard column, (metric, header), from the tables harness.metrics declares
-COLUMNS = tuple(column for _, columns in TABLES for column in columns)
-
-
-def _cell(stat: Stat, metric: str) -> str:
-    digits = 0 if metric.endswith("tokens") else 4 if metric == "cost_usd" else 2
-    if stat.stderr:
-        return f"{stat.mean:.{digits}f} ± {stat.stderr:.{digits}f}"
-    return f"{stat.mean:.{digits}f}"
-
-
-def title(summary: Summary) -> str:
-    note = f" ({SIM_NOTE})" if summary.simulated else ""
-    seed = f", seed {summary.seed}" if summary.seed is not None else ""
-    head = "INCOMPLETE RUN: " if not summary.complete else ""
-    return (
-        f"{head}Model: {summary.model}{note}; {len(summary.scenarios)} scenarios x "
-        f"{summary.epochs} epochs{seed}; {versions(summary)}. "
-        f"Cells: mean ± {summary.stderr_method}."
-    )
-
-
-def versions(summary: Summary) -> str:
-    """Which task (and sim) version made the numbers: runs of different versions differ in
-    meaning and are never mixed silently."""
-    origin = summary.provenance
-    task = f"task v{origin.task_version}" if origin.task_version else "task version not recorded"
-    return task + (f", sim v{origin.sim_version}" if origin.sim_version is not None else "")
-
-
-def _stat_of(v: VariantSummary, metric: str) -> Stat | None:
-    if metric == "pass_k":
-        return v.pass_k
-    if metric == "cost_usd":
-        return v.cost_usd
-    return v.metrics.get(metric)  # None: the summary predates this metric
+from harness.results.cells import COLUMNS, cell, shown, stat_of, title
+from harness.results.summary import Summary
 
 
 def _rows(summary: Summary, columns: tuple[tuple[str, str], ...]) -> list[list[object]]:
@@ -60,22 +22,17 @@ def _rows(summary: Summary, columns: tuple[tuple[str, str], ...]) -> list[list[o
     for v in summary.variants:
         cells = []
         for metric, _ in columns:
-            stat = _stat_of(v, metric)
-            cells.append("n/a" if stat is None else _cell(stat, metric))
+            stat = stat_of(v, metric)
+            cells.append("n/a" if stat is None else cell(stat, metric))
         rows.append([v.variant, v.episodes, *cells])
     return rows
-
-
-def _columns(summary: Summary, columns: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    priced = any(v.cost_usd is not None for v in summary.variants)
-    return columns if priced else tuple(c for c in columns if c[0] != "cost_usd")
 
 
 def _tables(summary: Summary, tablefmt: str) -> list[tuple[str, str]]:
     """Each leaderboard table, rendered by tabulate in `tablefmt`, with its caption."""
     out = []
     for caption, all_columns in TABLES:
-        columns = _columns(summary, all_columns)
+        columns = shown(summary, all_columns)
         headers = ["variant", "episodes", *(h for _, h in columns)]
         rows = _rows(summary, columns)
         out.append(
@@ -92,8 +49,8 @@ def _csv(summary: Summary) -> str:
         ["model", "variant", "episodes", "metric", "mean", "stderr", "n", "ci_low", "ci_high"]
     )
     for v in summary.variants:
-        for metric, _ in _columns(summary, COLUMNS):
-            stat = _stat_of(v, metric)
+        for metric, _ in shown(summary, COLUMNS):
+            stat = stat_of(v, metric)
             if stat is None:
                 continue
             low = "" if stat.ci_low is None else stat.ci_low
@@ -112,63 +69,6 @@ def _csv(summary: Summary) -> str:
                 ]
             )
     return buffer.getvalue()
-
-
-def _latex_escape(text: str) -> str:
-    out = text.replace("\\", r"\textbackslash{}")
-    for char in "&%$#_{}":
-        out = out.replace(char, "\\" + char)
-    # the caret as a character: a superscript k would be set in 6-point type
-    return out.replace("±", r"$\pm$").replace("pass^k", r"pass\textasciicircum{}k")
-
-
-#: metric columns per LaTeX table: at most this many fit a page at a readable size
-LATEX_COLUMNS = 4
-
-
-def _latex(summary: Summary) -> str:
-    """Booktabs tables in `table` environments with caption and label: each declared table is
-    cut into tables of at most `LATEX_COLUMNS` metric columns, so every one fits an article's text
-    width in 8-point type (a wide table scaled to fit was set in 3-point type)."""
-    parts = [
-        "% needs \\usepackage{booktabs} and \\usepackage{array}",
-        f"% {title(summary)}",
-    ]
-    number = 0
-    episodes = sorted({v.episodes for v in summary.variants})
-    per = "episodes per variant: " + ", ".join(str(e) for e in episodes)
-    for caption, all_columns in TABLES:
-        columns = _columns(summary, all_columns)
-        chunks = [columns[i : i + LATEX_COLUMNS] for i in range(0, len(columns), LATEX_COLUMNS)]
-        for part, chunk in enumerate(chunks, start=1):
-            number += 1
-            headers = ["variant", *(h for _, h in chunk)]
-            body = [
-                [_latex_escape(str(c)) for c in (row[0], *row[2:])] for row in _rows(summary, chunk)
-            ]
-            # fixed-width columns let a long header wrap instead of widening the table
-            spec = "l" + ">{\\raggedleft\\arraybackslash}p{1.9cm}" * (len(headers) - 1)
-            label = caption if len(chunks) == 1 else f"{caption}, part {part} of {len(chunks)}"
-            # the run is described once, in the first caption
-            about = title(summary) if number == 1 else "Run as in Table 1"
-            lines = [
-                "\\begin{table}[t]",
-                "\\centering",
-                "\\footnotesize",
-                "\\setlength{\\tabcolsep}{4pt}",
-                f"\\begin{{tabular}}{{{spec}}}",
-                "\\toprule",
-                " & ".join(_latex_escape(h) for h in headers) + " \\\\",
-                "\\midrule",
-                *(" & ".join(row) + " \\\\" for row in body),
-                "\\bottomrule",
-                "\\end{tabular}",
-                f"\\caption{{{_latex_escape(label)}; {per}. {_latex_escape(about)}}}",
-                f"\\label{{tab:todo-bench-{number}}}",
-                "\\end{table}",
-            ]
-            parts.append("\n".join(lines))
-    return "\n\n".join(parts) + "\n"
 
 
 def _glossary() -> str:
@@ -291,7 +191,7 @@ def _html(summary: Summary) -> str:
 
 def brief(summary: Summary) -> str:
     """The headline columns in one table that fits a 120-column terminal."""
-    columns = _columns(summary, BRIEF)
+    columns = shown(summary, BRIEF)
     headers = ["variant", *(h for _, h in columns)]
     rows = [[row[0], *row[2:]] for row in _rows(summary, columns)]
     table = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
@@ -301,6 +201,18 @@ def brief(summary: Summary) -> str:
 def _markdown(summary: Summary) -> str:
     parts = [f"**{caption}**\n\n{table}" for caption, table in _tables(summary, "github")]
     return f"{title(summary)}\n\n" + "\n\n".join(parts) + "\n"
+
+
+def _latex_body(summary: Summary) -> str:
+    from harness.results import latex  # pandas is imported only when LaTeX is written
+
+    return latex.body(summary)
+
+
+def _latex_standalone(summary: Summary) -> str:
+    from harness.results import latex
+
+    return latex.standalone(summary)
 
 
 def _json(summary: Summary) -> str:
@@ -313,7 +225,8 @@ FORMATS: dict[str, tuple[str | None, Callable[[Summary], str]]] = {
     "md": ("leaderboard.md", _markdown),
     "brief": (None, brief),
     "html": ("leaderboard.html", _html),
-    "latex": ("leaderboard.tex", _latex),
+    "latex": ("leaderboard.tex", _latex_body),
+    "latex-standalone": ("leaderboard-standalone.tex", _latex_standalone),
     "csv": ("leaderboard.csv", _csv),
     "json": (None, _json),
 }

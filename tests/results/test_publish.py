@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import zlib
 from pathlib import Path
 
 import pytest
 
 from harness.results.publish import leaderboard
 from harness.results.report import read_summary
+from tests.helpers import ROOT
+from tests.results.tex import PUBLISHED, assert_printable, compile_document, needs_pdflatex
 
 LATEST = Path("results/latest/summary.json")
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -51,42 +52,15 @@ def test_the_html_page_renders_in_a_real_browser(tmp_path: Path) -> None:
     assert shot.is_file() and shot.stat().st_size > 20_000  # a page with tables and figures
 
 
-def _inflate(stream: bytes) -> bytes:
-    try:
-        return zlib.decompress(stream)
-    except zlib.error:
-        return b""  # an image or font stream, not page text
-
-
 @pytest.mark.heavy
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex (texlive)")
-@pytest.mark.parametrize("run", ["latest", "products"])
-def test_the_latex_compiles_and_is_printable(tmp_path: Path, run: str) -> None:
-    """Every table fits the page (no overfull box) in type no smaller than 7 pt, measured from
-    the compiled PDF's words, and the first page renders as a picture (pdftoppm)."""
-    body = leaderboard(read_summary(Path(f"results/{run}/summary.json")), "latex")
-    document = (
-        "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{array}\n"
-        "\\usepackage[utf8]{inputenc}\n\\begin{document}\n" + body + "\\end{document}\n"
-    )
-    (tmp_path / "t.tex").write_text(document, encoding="utf-8")
-    done = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout[-2000:]
-    assert "Overfull \\hbox" not in done.stdout
-    # the type sizes the PDF sets (pdflatex writes text unscaled: "/F8 7.9701 Tf")
-    data = (tmp_path / "t.pdf").read_bytes()
-    sizes = [
-        float(size)
-        for stream in re.findall(rb"stream\r?\n(.*?)\r?\nendstream", data, re.S)
-        for size in re.findall(rb"/F\d+ ([\d.]+) Tf", _inflate(stream))
-    ]
-    assert sizes and min(sizes) >= 7.0, sorted(set(sizes))
+@needs_pdflatex
+@pytest.mark.parametrize("folder", PUBLISHED, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_standalone_latex_compiles_and_is_printable(folder: Path, tmp_path: Path) -> None:
+    """The committed standalone document compiles as it is: every table fits the page (no
+    overfull box), every \\ref resolves, no type under 7 pt, and its first page renders
+    (pdftoppm)."""
+    shutil.copy(folder / "leaderboard-standalone.tex", tmp_path / "t.tex")
+    assert_printable(compile_document(tmp_path, "t.tex"), tmp_path / "t.pdf")
     if shutil.which("pdftoppm") is None:
         pytest.skip("no poppler-utils (pdftoppm) to render the page")
     subprocess.run(
@@ -96,6 +70,33 @@ def test_the_latex_compiles_and_is_printable(tmp_path: Path, run: str) -> None:
     )
     (page,) = tmp_path.glob("page*.png")
     assert page.stat().st_size > 10_000  # a rendered page of tables, not a blank one
+
+
+@pytest.mark.heavy
+@needs_pdflatex
+def test_the_body_inputs_into_a_paper_and_typesets_special_characters(tmp_path: Path) -> None:
+    """The body \\input twice under two label prefixes (no label defined twice), and a model name
+    full of TeX's special characters printed as written (read back with pdftotext)."""
+    model = "acme/model_v2 & co #1 {50% ~$3^2}"
+    summary = read_summary(LATEST).model_copy(update={"model": model})
+    (tmp_path / "board.tex").write_text(leaderboard(summary, "latex"), encoding="utf-8")
+    document = (
+        "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{lmodern}\n"
+        "\\usepackage{booktabs}\n\\begin{document}\n"
+        "\\newcommand{\\todobenchprefix}{one}\\input{board.tex}\\clearpage\n"
+        "\\renewcommand{\\todobenchprefix}{two}\\input{board.tex}\n"
+        "See Tables~\\ref{one-outcomes} and \\ref{two-outcomes}.\n\\end{document}\n"
+    )
+    (tmp_path / "paper.tex").write_text(document, encoding="utf-8")
+    log = compile_document(tmp_path, "paper.tex")
+    assert "multiply defined" not in log
+    assert_printable(log, tmp_path / "paper.pdf")
+    if shutil.which("pdftotext") is None:
+        pytest.skip("no poppler-utils (pdftotext) to read the text back")
+    text = subprocess.run(
+        ["pdftotext", "paper.pdf", "-"], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout
+    assert model in text.replace("\n", " ")
 
 
 def test_the_html_page_has_a_glossary_of_every_column_and_left_aligned_prose() -> None:

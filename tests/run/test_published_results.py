@@ -90,8 +90,9 @@ def test_publish_writes_the_whole_set_beside_the_run(
     err = capsys.readouterr().err
     assert (
         f"todo-bench: published to {latest}: summary.json, leaderboard.md, leaderboard.html, "
-        "leaderboard.tex, leaderboard.csv; leaderboard.png removed: it showed the numbers before "
-        "(scripts/regenerate.sh retakes it where chromium is installed)\n"
+        "leaderboard.tex, leaderboard-standalone.tex, leaderboard.csv; leaderboard.png removed: "
+        "it showed the numbers before (scripts/regenerate.sh retakes it where chromium is "
+        "installed)\n"
     ) in err
     # the same run again (resumed: nothing to do) leaves the set as it is, byte for byte
     stamps = {p.name: p.stat().st_mtime_ns for p in latest.iterdir()}
@@ -120,7 +121,7 @@ def test_publish_retakes_the_picture_where_a_browser_is_installed(
     assert (folder / "leaderboard.png").read_bytes() == b"png"
     assert said == [
         f"todo-bench: published to {folder}: summary.json, leaderboard.md, leaderboard.html, "
-        "leaderboard.tex, leaderboard.csv, leaderboard.png"
+        "leaderboard.tex, leaderboard-standalone.tex, leaderboard.csv, leaderboard.png"
     ]
 
 

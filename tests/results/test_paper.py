@@ -1,0 +1,32 @@
+"""The technical report (`make paper`, scripts/paper.py) compiles from the committed results with
+no box sticking out, every reference resolved and no type under 7 pt, and its committed pages
+are the report as it stands (heavy: pdflatex runs twice)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ROOT, load_script
+from tests.results.tex import assert_printable, needs_pdflatex
+
+PAPER = ROOT / "docs" / "paper"
+
+
+@pytest.mark.heavy
+@needs_pdflatex
+def test_the_report_compiles_printably_and_its_committed_pages_match(tmp_path: Path) -> None:
+    paper = load_script("paper")
+    pdf, log = paper.build(tmp_path)
+    assert_printable(log, pdf)
+    assert "\\resizebox" not in (PAPER / "todo-bench.tex").read_text(encoding="utf-8")
+    if shutil.which("pdfinfo") is None:
+        pytest.skip("no poppler-utils (pdfinfo) to count the pages")
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    match = re.search(r"^Pages:\s+(\d+)", info.stdout, re.M)
+    assert match is not None
+    assert len(list(PAPER.glob("page-*.png"))) == int(match.group(1))  # make paper ran last
