@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from tabulate import tabulate
 
 from harness.metrics import BRIEF, BY_NAME, TABLES
+from harness.results.stopping import section
 from harness.results.summary import Stat, Summary, VariantSummary
 
 SIM_NOTE = "simulated agent: demonstrates the harness, not evidence about real models"
@@ -295,11 +296,15 @@ def brief(summary: Summary) -> str:
     headers = ["variant", *(h for _, h in columns)]
     rows = [[row[0], *row[2:]] for row in _rows(summary, columns)]
     table = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
-    return f"{title(summary)}\n\n{table}\n"
+    record = summary.sequential
+    after = "" if record is None else "\n" + section(record, looks=False)
+    return f"{title(summary)}\n\n{table}\n{after}"
 
 
 def _markdown(summary: Summary) -> str:
     parts = [f"**{caption}**\n\n{table}" for caption, table in _tables(summary, "github")]
+    if summary.sequential is not None:
+        parts.append("**Sequential run**\n\n" + section(summary.sequential).rstrip("\n"))
     return f"{title(summary)}\n\n" + "\n\n".join(parts) + "\n"
 
 
