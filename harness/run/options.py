@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from harness.metrics import DEFAULT_PAIRED_METRICS
 from harness.results.summary import PRICES
 from harness.suite.scenario import SCENARIO_DIR
 
@@ -20,6 +21,8 @@ from harness.suite.scenario import SCENARIO_DIR
 #: the memory); a larger study is several runs
 MAX_EPOCHS = 1000
 MAX_EPISODES = 100_000
+#: a sequential run's planned looks: more looks spend alpha thinner for little gain
+MAX_LOOKS = 20
 #: our own overall display (`harness/progress.py`); any other value is one of inspect's displays
 OWN_DISPLAY: Literal["progress"] = "progress"
 DISPLAYS = Literal["progress", "full", "conversation", "rich", "plain", "log", "none"]
@@ -129,3 +132,69 @@ class RunOptions(BaseModel):
     shard_retries: int = Field(
         2, ge=0, description="re-runs of a shard whose worker died, with --executor ray"
     )
+    until_decided: bool = Field(
+        False,
+        description="sequential run: --epochs epochs per batch, batch after batch (batch k "
+        "with seed + k - 1) until every watched comparison is decided or a budget is hit "
+        "(group-sequential looks, O'Brien-Fleming-type alpha spending: docs/statistics.md)",
+    )
+    pairs: str | None = Field(
+        None,
+        description="with --until-decided: the variant pairs watched, BASE:NEW[,BASE:NEW...] "
+        "(default: each variant against the first)",
+        json_schema_extra=_cli(metavar="A:B,C:D"),
+    )
+    metrics: str = Field(
+        DEFAULT_PAIRED_METRICS,
+        description=f"with --until-decided: the metrics watched ({DEFAULT_PAIRED_METRICS})",
+    )
+    alpha: float = Field(
+        0.05,
+        gt=0,
+        lt=1,
+        description="with --until-decided: family-wise two-sided error rate over every "
+        "comparison and look (0.05)",
+    )
+    tolerance: str | None = Field(
+        None,
+        description="with --until-decided: YAML metric: tolerated change per episode, as "
+        "compare's; a comparison whose interval lies within it is decided (no difference)",
+        json_schema_extra=_cli(metavar="FILE"),
+    )
+    max_batches: int = Field(
+        5,
+        ge=1,
+        le=MAX_LOOKS,
+        description=f"with --until-decided: batches (looks) at most (5; at most {MAX_LOOKS})",
+    )
+    max_episodes: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_EPISODES,
+        description="with --until-decided: episodes at most, every variant and batch; fewer "
+        "looks are planned if it allows fewer than --max-batches",
+    )
+    max_cost: float | None = Field(
+        None,
+        gt=0,
+        description="with --until-decided: dollars at most, at the run's price (--prices); "
+        "a batch starts only if the cost so far plus one batch at the mean so far stays within",
+        json_schema_extra=_cli(metavar="USD"),
+    )
+
+
+#: the options only a sequential run reads (`harness/run/sequential.py`)
+SEQUENTIAL = ("pairs", "metrics", "alpha", "tolerance", "max_batches", "max_episodes", "max_cost")
+
+
+def sequential_defaults() -> dict[str, Any]:
+    """The sequential options at their defaults: what a batch, an ordinary run, gets."""
+    return {name: RunOptions.model_fields[name].default for name in SEQUENTIAL}
+
+
+def stray_sequential(plan: RunOptions) -> list[str]:
+    """The sequential options given to a run without --until-decided, as flags."""
+    if plan.until_decided:
+        return []
+    given = [n for n, d in sequential_defaults().items() if getattr(plan, n) != d]
+    return ["--" + name.replace("_", "-") for name in given]
