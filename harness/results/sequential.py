@@ -12,8 +12,9 @@ the metric's tolerance (within tolerance); its first decision stands.
 
 The standard error treats the suite as fixed and the epochs as the draws: the pooled
 within-scenario variance of the paired differences over the pairs (stratified by scenario, so
-between-scenario differences are not noise), and the critical value is carried to a t
-quantile of its degrees of freedom (pairs - scenarios), which widens the early, small looks.
+between-scenario differences are not noise), with one discordant pseudo-pair added so that a
+look where nothing varied is not certain, and the critical value is carried to a t quantile of
+its degrees of freedom, which widens the early, small looks.
 """
 
 from __future__ import annotations
@@ -109,12 +110,16 @@ def decide(
     n, k = len(diffs), len(set(clusters))
     effect = float(np.mean(diffs)) if diffs else 0.0
     _, within = variance_components(diffs, clusters)
-    stderr = math.sqrt(within / n) if n else 0.0
+    # zero observed variance is not zero uncertainty: one discordant pseudo-pair (+1 and -1,
+    # the smallest change a rate or a count shows) in the pooled variance keeps a look where
+    # nothing varied from claiming certainty; its weight fades as pairs accumulate
+    df = n - k + 1
+    pooled = (within * (n - k) + 2.0) / df
+    stderr = math.sqrt(pooled / n) if n else math.inf
     # the normal boundary's nominal level, kept at the look's t quantile (Jennison and
     # Turnbull's significance-level approach): the first looks have few degrees of freedom
     level = float(sps.norm.sf(boundary))
-    critical = float(sps.t.isf(level, n - k)) if n > k else math.inf
-    half = critical * stderr if stderr else (0.0 if n > k else math.inf)
+    half = float(sps.t.isf(level, df)) * stderr if n else math.inf
     low, high = effect - half, effect + half
     verdict: Verdict = "undecided"
     if low > 0 or high < 0:

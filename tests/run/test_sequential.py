@@ -13,8 +13,15 @@ from harness.cli import main
 from harness.results.summary import read_summary
 
 BASE = ["run", "--until-decided", "--display", "none", "--epochs", "2"]
-#: L0 never solves user_adds_csv (its rewrite drops the CSV index), L4+gate always does
-EFFECT = [*BASE, "--variants", "L0-rewrite,L4-inject+gate", "--scenarios", "user_adds_csv"]
+#: an agent that leaves out 60% of the items of each rewrite: L0 stores the drops, L2 refuses them
+EFFECT = [
+    *BASE,
+    "--variants",
+    "L0-rewrite,L2-whitelist",
+    "--scenarios",
+    "rename_chain,user_cancels",
+]
+EFFECT += ["-M", "drop=0.6"]
 #: Claude Code's TodoWrite on the simulated agent is L0 under another name: no difference
 SAME = [*BASE, "--variants", "L0-rewrite,cc-todowrite", "--scenarios", "user_adds_csv,excel_export"]
 
@@ -22,7 +29,8 @@ SAME = [*BASE, "--variants", "L0-rewrite,cc-todowrite", "--scenarios", "user_add
 @pytest.mark.slow
 def test_a_large_effect_is_decided_before_the_last_batch(tmp_path: Path) -> None:
     out = tmp_path / "effect"
-    assert main([*EFFECT, "--metrics", "task_success", "--out", str(out)]) == 0
+    command = [*EFFECT, "--epochs", "3", "--metrics", "dropped_todos", "--out", str(out)]
+    assert main(command) == 0
     record = read_summary(out / "summary.json").sequential
     assert record is not None and record.stopped == "decided"
     assert len(record.looks) < record.planned_looks == 5
@@ -79,7 +87,7 @@ def test_the_cost_budget_stops_the_run_before_a_batch_it_cannot_pay(tmp_path: Pa
         ([*EFFECT, "--pairs", "L0-rewrite:L9"], "variant 'L9' is not in the run"),
         ([*EFFECT, "--pairs", "L0-rewrite"], "--pairs expects BASE:NEW"),
         ([*EFFECT, "--metrics", "gave_up"], "'gave_up' is not a per-episode metric with"),
-        ([*EFFECT, "--max-episodes", "3"], "--max-episodes 3 is less than one batch (4 episodes"),
+        ([*EFFECT, "--max-episodes", "7"], "--max-episodes 7 is less than one batch (8 episodes"),
         ([*EFFECT, "--max-cost", "5"], "--max-cost: sim/sloppy has no price"),
         ([*EFFECT, "--variants", "L0-rewrite"], "give two or more"),
         ([*EFFECT, "--tolerance", "/nonexistent.yaml"], "--tolerance /nonexistent.yaml: cannot"),
