@@ -276,6 +276,8 @@ def _html(summary: Summary) -> str:
         "<h2>Figures</h2>\n"
         + "\n".join(f'<img alt="{html.escape(a)}" src="{src}">' for a, src in figures)
     )
+    if summary.sequential is not None:
+        sections.append("<h2>Sequential run</h2>\n" + section(summary.sequential, "html"))
     sections.append(_heat_map(summary))
     sections.append(_design_table(summary))
     sections.append(_glossary())

@@ -3,6 +3,8 @@ each watched comparison's decision, and every look. Pure rendering of the summar
 
 from __future__ import annotations
 
+import html
+
 from tabulate import tabulate
 
 from harness.results.summary import LookDecision, SequentialRecord
@@ -42,7 +44,10 @@ def section(record: SequentialRecord, tablefmt: str = "github", looks: bool = Tr
         f"({record.alpha_each:.4g} each); {record.planned_looks} looks planned of "
         f"{record.batch_epochs} epochs per scenario each."
     )
-    parts = [headline(record), method, decisions]
+    lines = [headline(record), method]
+    if tablefmt == "html":  # the page's tables are tabulate's html; its lines are paragraphs
+        lines = [f"<p>{html.escape(line)}</p>" for line in lines]
+    parts = [*lines, decisions]
     if looks:
         rows = [
             [
@@ -52,10 +57,10 @@ def section(record: SequentialRecord, tablefmt: str = "github", looks: bool = Tr
                 "n/a" if e.cost_usd is None else f"{e.cost_usd:,.4f}",
                 f"{e.boundary:.3f}",
                 f"{e.alpha_spent:.2g}",
-                "; ".join(f"{d.new} {d.metric} {d.verdict}" for d in e.decisions),
+                f"{sum(d.decided_at is not None for d in e.decisions)} of {len(e.decisions)}",
             ]
             for e in record.looks
         ]
-        headers = ["look", "epochs", "episodes", "cost USD", "|z| bound", "alpha spent", "state"]
+        headers = ["look", "epochs", "episodes", "cost USD", "z bound", "alpha spent", "decided"]
         parts.append(tabulate(rows, headers=headers, tablefmt=tablefmt, disable_numparse=True))
     return "\n\n".join(parts) + "\n"

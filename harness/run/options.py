@@ -33,6 +33,11 @@ def _cli(**extra: Any) -> dict[str, Any]:
     return {"cli": extra}
 
 
+def _sequential(default: Any, description: str, **bounds: Any) -> Any:
+    """An option only a sequential run reads (`--until-decided`); its help says so."""
+    return Field(default, description=f"with --until-decided: {description}", **bounds)
+
+
 class RunOptions(BaseModel):
     """What to run and how; the fields and defaults of `todo-bench run`'s options."""
 
@@ -138,47 +143,38 @@ class RunOptions(BaseModel):
         "with seed + k - 1) until every watched comparison is decided or a budget is hit "
         "(group-sequential looks, O'Brien-Fleming-type alpha spending: docs/statistics.md)",
     )
-    pairs: str | None = Field(
+    pairs: str | None = _sequential(
         None,
-        description="with --until-decided: the variant pairs watched, BASE:NEW[,BASE:NEW...] "
-        "(default: each variant against the first)",
+        "the variant pairs watched, BASE:NEW[,...] (default: each against the first)",
         json_schema_extra=_cli(metavar="A:B,C:D"),
     )
-    metrics: str = Field(
-        DEFAULT_PAIRED_METRICS,
-        description=f"with --until-decided: the metrics watched ({DEFAULT_PAIRED_METRICS})",
+    metrics: str = _sequential(
+        DEFAULT_PAIRED_METRICS, f"the metrics watched ({DEFAULT_PAIRED_METRICS})"
     )
-    alpha: float = Field(
-        0.05,
-        gt=0,
-        lt=1,
-        description="with --until-decided: family-wise two-sided error rate over every "
-        "comparison and look (0.05)",
+    alpha: float = _sequential(
+        0.05, "family-wise two-sided error rate over every comparison and look (0.05)", gt=0, lt=1
     )
-    tolerance: str | None = Field(
+    tolerance: str | None = _sequential(
         None,
-        description="with --until-decided: YAML metric: tolerated change per episode, as "
-        "compare's; a comparison whose interval lies within it is decided (no difference)",
+        "YAML metric: tolerated change per episode, as compare's; a comparison whose interval "
+        "lies within it is decided (no difference)",
         json_schema_extra=_cli(metavar="FILE"),
     )
-    max_batches: int = Field(
-        5,
-        ge=1,
-        le=MAX_LOOKS,
-        description=f"with --until-decided: batches (looks) at most (5; at most {MAX_LOOKS})",
+    max_batches: int = _sequential(
+        5, f"batches (looks) at most (5; at most {MAX_LOOKS})", ge=1, le=MAX_LOOKS
     )
-    max_episodes: int | None = Field(
+    max_episodes: int | None = _sequential(
         None,
+        "episodes at most, every variant and batch; fewer looks are planned if it allows fewer "
+        "than --max-batches",
         ge=1,
         le=MAX_EPISODES,
-        description="with --until-decided: episodes at most, every variant and batch; fewer "
-        "looks are planned if it allows fewer than --max-batches",
     )
-    max_cost: float | None = Field(
+    max_cost: float | None = _sequential(
         None,
+        "dollars at most, at the run's price (--prices); a batch starts only if the cost so far "
+        "plus one batch at the mean so far stays within",
         gt=0,
-        description="with --until-decided: dollars at most, at the run's price (--prices); "
-        "a batch starts only if the cost so far plus one batch at the mean so far stays within",
         json_schema_extra=_cli(metavar="USD"),
     )
 
