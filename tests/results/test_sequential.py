@@ -4,6 +4,8 @@ repeated looks (A/A) and their early decision under a large effect (A/B), on syn
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from scipy import stats as sps
@@ -136,3 +138,22 @@ def test_no_variance_is_not_certainty_and_a_tolerance_decides_no_difference() ->
     assert decide(many, ("A", "B", "task_success"), bound, 0.1).verdict == "within tolerance"
     lots = _summary({"A": [[0.0] * 40] * 12, "B": [[1.0] * 40] * 12}, 40)
     assert decide(lots, ("A", "B", "task_success"), bound, 0.0).verdict == "better"
+
+
+def test_the_board_says_how_the_run_stopped_in_text_and_html() -> None:
+    from harness.results.sequential import final
+    from harness.results.stopping import section
+    from harness.results.summary import SequentialRecord
+
+    rng = np.random.default_rng(3)
+    looks = _sequential(rng, np.full(12, 0.3), np.full(12, 0.9), 5, 2)
+    record = SequentialRecord(
+        method="m", alpha=0.05, alpha_each=0.05, batch_epochs=2, planned_looks=5,
+        looks=looks, decisions=final(looks), stopped="decided",
+        reason=f"every comparison decided (look {len(looks)} of 5)",
+    )  # fmt: skip
+    text = section(record)
+    assert text.startswith("Sequential run stopped: decided. Every comparison decided (look")
+    assert re.search(rf"\| A -> B +\| task_success +\| better +\| {len(looks)} +\|", text)
+    page = section(record, "html")
+    assert "<p>Sequential run stopped: decided." in page and "<table>" in page
