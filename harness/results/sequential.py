@@ -103,23 +103,29 @@ def decide(
     boundary: float,
     tolerance: float,
 ) -> LookDecision:
-    """One comparison at one look: the repeated confidence interval and what it shows."""
+    """One comparison at one look: the repeated confidence interval and what it shows. A
+    comparison without a paired episode is a ValueError (a look is only taken at a complete
+    batch, where every variant has every episode)."""
     base, new, metric = comparison
     variants = {v.variant: v for v in summary.variants}
+    if base not in variants or new not in variants:
+        raise ValueError(f"{base} -> {new}: a variant has no results to look at")
     diffs, clusters = paired_differences(variants[base], variants[new], metric)
+    if not diffs:
+        raise ValueError(f"{base} -> {new}: no paired episodes to look at")
     n, k = len(diffs), len(set(clusters))
-    effect = float(np.mean(diffs)) if diffs else 0.0
+    effect = float(np.mean(diffs))
     _, within = variance_components(diffs, clusters)
     # zero observed variance is not zero uncertainty: one discordant pseudo-pair (+1 and -1,
     # the smallest change a rate or a count shows) in the pooled variance keeps a look where
     # nothing varied from claiming certainty; its weight fades as pairs accumulate
     df = n - k + 1
     pooled = (within * (n - k) + 2.0) / df
-    stderr = math.sqrt(pooled / n) if n else math.inf
+    stderr = math.sqrt(pooled / n)
     # the normal boundary's nominal level, kept at the look's t quantile (Jennison and
     # Turnbull's significance-level approach): the first looks have few degrees of freedom
     level = float(sps.norm.sf(boundary))
-    half = float(sps.t.isf(level, df)) * stderr if n else math.inf
+    half = float(sps.t.isf(level, df)) * stderr
     low, high = effect - half, effect + half
     verdict: Verdict = "undecided"
     if low > 0 or high < 0:
