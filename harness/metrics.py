@@ -353,6 +353,9 @@ CORRUPTION_COUNTS = tuple(m.name for m in DECLARED if m.corruption)
 WATCHED: dict[str, Literal["higher", "lower"]] = {
     m.name: m.direction for m in DECLARED if m.watched and m.direction != "none"
 }
+#: the metrics `todo-bench power` plans a pair of variants on, and `run --until-decided`
+#: watches, unless told otherwise
+DEFAULT_PAIRED_METRICS = "task_success,dropped_todos"
 #: the brief board's columns, in declaration order
 BRIEF: tuple[tuple[str, str], ...] = tuple(
     (m.name, m.header) for m in DECLARED if m.brief and m.header is not None

@@ -4,6 +4,7 @@ summary named on the command line."""
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn, TypeAlias
@@ -57,6 +58,29 @@ def integer(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def number_between(low: float | None, high: float | None) -> Callable[[str], float]:
+    """A finite number strictly above `low` and below `high` (None: no bound that side)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not math.isfinite(value) or (low is not None and value <= low):
+            raise argparse.ArgumentTypeError(_range(low, high) + f", got {text}")
+        if high is not None and value >= high:
+            raise argparse.ArgumentTypeError(_range(low, high) + f", got {text}")
+        return value
+
+    return parse
+
+
+def _range(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f"must be between {low:g} and {high:g}"
+    return f"must be more than {low:g}" if low is not None else f"must be less than {high:g}"
 
 
 def summary_path(path: str) -> str:

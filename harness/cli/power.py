@@ -6,20 +6,9 @@ import argparse
 import json
 import math
 
-from harness.cli.args import Commands, positive_at_most, read
+from harness.cli.args import Commands, number_between, positive_at_most, read
 from harness.errors import UsageError
-
-DEFAULT_METRICS = "task_success,dropped_todos"
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
-    return value
+from harness.metrics import DEFAULT_PAIRED_METRICS as DEFAULT_METRICS
 
 
 def _effect(text: str) -> float:
@@ -34,26 +23,14 @@ def _effect(text: str) -> float:
     return value
 
 
-def _pairs(text: str) -> list[tuple[str, str]]:
-    out = []
-    for item in (p.strip() for p in text.split(",") if p.strip()):
-        base, sep, new = item.partition(":")
-        if not sep or not base or not new:
-            raise UsageError(f"--pairs expects BASE:NEW[,BASE:NEW...], got {item!r}")
-        out.append((base, new))
-    if not out:
-        raise UsageError("--pairs names no pair")
-    return out
-
-
 def cmd_power(args: argparse.Namespace) -> int:
-    from harness.results.power import check_inputs, default_pairs, plan, render
+    from harness.results.power import check_inputs, default_pairs, parse_pairs, plan, render
     from harness.results.summary import price_for
 
     summary = read(args.pilot)
     if not summary.variants:
         raise UsageError(f"{args.pilot}: the summary has no variants")
-    pairs = _pairs(args.pairs) if args.pairs else default_pairs(summary)
+    pairs = parse_pairs(args.pairs) if args.pairs else default_pairs(summary)
     if not pairs:
         raise UsageError(f"{args.pilot}: one variant only; nothing to pair (--pairs A:B)")
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
@@ -112,8 +89,8 @@ def add(sub: Commands) -> None:
     power.add_argument(
         "--mde", type=_effect, help="minimum effect to detect, new - base (default: observed)"
     )
-    power.add_argument("--alpha", type=_fraction, default=0.05, help="two-sided (0.05)")
-    power.add_argument("--power", type=_fraction, default=0.8, help="target power (0.8)")
+    power.add_argument("--alpha", type=number_between(0, 1), default=0.05, help="two-sided (0.05)")
+    power.add_argument("--power", type=number_between(0, 1), default=0.8, help="target power (0.8)")
     power.add_argument(
         "--epochs", type=positive_at_most(1000), help="epochs per scenario planned (the pilot's)"
     )

@@ -10,7 +10,14 @@ import annotated_types
 from pydantic.fields import FieldInfo
 
 from harness import storage
-from harness.cli.args import Commands, integer, non_negative, positive, positive_at_most
+from harness.cli.args import (
+    Commands,
+    integer,
+    non_negative,
+    number_between,
+    positive,
+    positive_at_most,
+)
 from harness.results.publish import leaderboard
 from harness.run import heap
 from harness.run.options import RunOptions
@@ -20,9 +27,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     # the run settles the collector once its imports are done (`harness/run/heap.py`)
     with heap.imports_uncollected():
         from harness.run.benchmark import BenchmarkPlan, run_benchmark
+        from harness.run.sequential import run_sequential
 
         plan = BenchmarkPlan(**{name: getattr(args, name) for name in BenchmarkPlan.model_fields})
-        result = run_benchmark(plan)
+        result = run_sequential(plan) if plan.until_decided else run_benchmark(plan)
     log_dir = storage.join(result.run_dir, "logs")
     if result.summary is None:
         for problem in result.problems:
@@ -83,6 +91,10 @@ def _argument(field: FieldInfo) -> dict[str, Any]:
         return {**argument, "action": "append", "default": list(default)}
     if get_origin(kind) is Literal:
         return {**argument, "choices": list(get_args(kind))}
+    if float in (kind, *get_args(kind)):
+        above = next((m.gt for m in field.metadata if isinstance(m, annotated_types.Gt)), None)
+        below = next((m.lt for m in field.metadata if isinstance(m, annotated_types.Lt)), None)
+        return {**argument, "type": number_between(_number(above), _number(below))}
     if int in (kind, *get_args(kind)):
         low = [m.ge for m in field.metadata if isinstance(m, annotated_types.Ge)]
         high = [m.le for m in field.metadata if isinstance(m, annotated_types.Le)]
@@ -91,3 +103,7 @@ def _argument(field: FieldInfo) -> dict[str, Any]:
         else:
             argument["type"] = positive if low == [1] else non_negative if low == [0] else integer
     return argument
+
+
+def _number(bound: object) -> float | None:
+    return float(bound) if isinstance(bound, int | float) else None

@@ -32,6 +32,7 @@ from scipy import stats as sps
 from statsmodels.stats.power import TTestPower
 from tabulate import tabulate
 
+from harness.errors import UsageError
 from harness.metrics import BY_NAME
 from harness.results.stats import clustered
 from harness.results.summary import Price, Stat, Summary, VariantSummary
@@ -376,8 +377,25 @@ def check_inputs(summary: Summary, pairs: list[tuple[str, str]], metrics: list[s
 
 def default_pairs(summary: Summary) -> list[tuple[str, str]]:
     """Each variant against the first."""
-    names = [v.variant for v in summary.variants]
+    return pairs_against_first([v.variant for v in summary.variants])
+
+
+def pairs_against_first(names: list[str]) -> list[tuple[str, str]]:
+    """Each variant against the first, in the order given."""
     return [(names[0], other) for other in names[1:]]
+
+
+def parse_pairs(text: str) -> list[tuple[str, str]]:
+    """`A:B,C:D` as (base, new) pairs; anything else is one line (UsageError)."""
+    out = []
+    for item in (p.strip() for p in text.split(",") if p.strip()):
+        base, sep, new = item.partition(":")
+        if not sep or not base or not new:
+            raise UsageError(f"--pairs expects BASE:NEW[,BASE:NEW...], got {item!r}")
+        out.append((base, new))
+    if not out:
+        raise UsageError("--pairs names no pair")
+    return out
 
 
 HEADERS = [

@@ -14,6 +14,7 @@ from tabulate import tabulate
 
 from harness.metrics import BRIEF, BY_NAME, TABLES
 from harness.results.cells import COLUMNS, cell, shown, stat_of, title
+from harness.results.stopping import section
 from harness.results.summary import Summary
 
 
@@ -175,6 +176,8 @@ def _html(summary: Summary) -> str:
         "<h2>Figures</h2>\n"
         + "\n".join(f'<img alt="{html.escape(a)}" src="{src}">' for a, src in figures)
     )
+    if summary.sequential is not None:
+        sections.append("<h2>Sequential run</h2>\n" + section(summary.sequential, "html"))
     sections.append(_heat_map(summary))
     sections.append(_design_table(summary))
     sections.append(_glossary())
@@ -195,11 +198,15 @@ def brief(summary: Summary) -> str:
     headers = ["variant", *(h for _, h in columns)]
     rows = [[row[0], *row[2:]] for row in _rows(summary, columns)]
     table = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
-    return f"{title(summary)}\n\n{table}\n"
+    record = summary.sequential
+    after = "" if record is None else "\n" + section(record, looks=False)
+    return f"{title(summary)}\n\n{table}\n{after}"
 
 
 def _markdown(summary: Summary) -> str:
     parts = [f"**{caption}**\n\n{table}" for caption, table in _tables(summary, "github")]
+    if summary.sequential is not None:
+        parts.append("**Sequential run**\n\n" + section(summary.sequential).rstrip("\n"))
     return f"{title(summary)}\n\n" + "\n\n".join(parts) + "\n"
 
 

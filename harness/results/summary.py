@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from harness import storage
 from harness.todo.variants import HEADLINE
@@ -109,6 +110,59 @@ class Provenance(BaseModel):
         }
 
 
+#: a watched comparison's state at a look: a difference shown either way, no difference beyond
+#: the tolerance shown, or neither yet
+Verdict = Literal["better", "worse", "within tolerance", "undecided"]
+#: why a sequential run stopped
+StopReason = Literal["decided", "max batches", "max episodes", "max cost", "incomplete"]
+
+
+class LookDecision(BaseModel):
+    """One watched comparison (new - base on a metric) at one look of a sequential run."""
+
+    base: str
+    new: str
+    metric: str
+    pairs: int = Field(ge=0, description="paired episodes (same scenario and epoch)")
+    effect: float = Field(description="mean paired difference, new - base")
+    stderr: float = Field(ge=0, description="from the pooled within-scenario variance")
+    ci_low: float = Field(description="repeated confidence interval at this look")
+    ci_high: float
+    verdict: Verdict
+    #: the look that first decided it (its verdict stands from then on); None: undecided
+    decided_at: int | None = None
+
+
+class Look(BaseModel):
+    """The state of a sequential run after one batch."""
+
+    look: int = Field(ge=1)
+    epochs: int = Field(ge=1, description="epochs per scenario so far")
+    episodes: int = Field(ge=0, description="episodes so far, every variant")
+    cost_usd: float | None = Field(None, description="cost so far, where the price is known")
+    boundary: float = Field(ge=0, description="|z| critical value of this look")
+    alpha_spent: float = Field(ge=0, description="cumulative, per comparison")
+    decisions: list[LookDecision]
+
+
+class SequentialRecord(BaseModel):
+    """How a `--until-decided` run looked at its data and why it stopped."""
+
+    method: str
+    alpha: float = Field(description="family-wise, two-sided")
+    alpha_each: float = Field(description="per comparison (Bonferroni)")
+    batch_epochs: int = Field(ge=1)
+    planned_looks: int = Field(ge=1)
+    max_episodes: int | None = None
+    max_cost: float | None = None
+    tolerance: dict[str, float] = Field(default_factory=dict)
+    looks: list[Look]
+    #: each comparison's final state: its first decision, or its last look's interval
+    decisions: list[LookDecision]
+    stopped: StopReason
+    reason: str
+
+
 class Summary(BaseModel):
     """The published result of one run; the leaderboard is rendered from it."""
 
@@ -124,6 +178,17 @@ class Summary(BaseModel):
     complete: bool = True
     #: why the run is incomplete: failed or missing variants, episodes without a score
     problems: list[str] = Field(default_factory=list)
+    sequential: SequentialRecord | None = Field(
+        None, description="a --until-decided run's looks and why it stopped; absent otherwise"
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_absent_record(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # a fixed-size run's summary.json stays byte for byte what it was before the field
+        data: dict[str, Any] = handler(self)
+        if self.sequential is None:
+            data.pop("sequential", None)
+        return data
 
 
 def variant_order(name: str) -> tuple[int, str]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.errors import UsageError
 from harness.results.outputs import publish_set
 from harness.results.summary import Summary, TaskResult
 from harness.run import heap
@@ -57,13 +58,16 @@ def _cpu() -> float:
 
 def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> BenchmarkResult:
     """Run a plan (see the module docstring); `say` receives the status lines (stderr by
-    default). Bad input raises UsageError (or ScenarioError, ProfileError) with one line."""
+    default). Bad input raises UsageError (or ScenarioError, ProfileError) with one line. A
+    sequential plan (`until_decided`) is `harness.run.sequential.run_sequential`'s."""
+    if plan.until_decided:
+        raise UsageError("until_decided: a sequential plan; run it with run_sequential")
     ready = prepare(plan)
     folder = RunFolder.open(plan.out, ready.run_id, fresh=plan.fresh)
     if plan.publish is not None:
         folder.check_publish(plan.publish)
     with folder.held():
-        folder.start(_record(plan, ready), fresh=plan.fresh)
+        folder.start(run_record(plan, ready), fresh=plan.fresh)
         run_plan = _run_plan(plan, ready, folder)
         _announce(plan, ready, folder, say)
         from harness.results.report import read_run, summarize
@@ -100,7 +104,7 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         return _result(folder, summary, complete, elapsed, list(summary.problems))
 
 
-def _record(plan: RunOptions, ready: Prepared) -> RunRecord:
+def run_record(plan: RunOptions, ready: Prepared) -> RunRecord:
     """run.json: what the run's logs are made with (a resume must match it), and its price."""
     return RunRecord(
         model=plan.model,

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from harness.metrics import DEFAULT_PAIRED_METRICS
 from harness.results.summary import PRICES
 from harness.suite.scenario import SCENARIO_DIR
 
@@ -20,6 +21,8 @@ from harness.suite.scenario import SCENARIO_DIR
 #: the memory); a larger study is several runs
 MAX_EPOCHS = 1000
 MAX_EPISODES = 100_000
+#: a sequential run's planned looks: more looks spend alpha thinner for little gain
+MAX_LOOKS = 20
 #: our own overall display (`harness/progress.py`); any other value is one of inspect's displays
 OWN_DISPLAY: Literal["progress"] = "progress"
 DISPLAYS = Literal["progress", "full", "conversation", "rich", "plain", "log", "none"]
@@ -28,6 +31,11 @@ DISPLAYS = Literal["progress", "full", "conversation", "rich", "plain", "log", "
 def _cli(**extra: Any) -> dict[str, Any]:
     """What the command line needs beyond a field's type, default and description."""
     return {"cli": extra}
+
+
+def _sequential(default: Any, description: str, **bounds: Any) -> Any:
+    """An option only a sequential run reads (`--until-decided`); its help says so."""
+    return Field(default, description=f"with --until-decided: {description}", **bounds)
 
 
 class RunOptions(BaseModel):
@@ -135,3 +143,60 @@ class RunOptions(BaseModel):
     shard_retries: int = Field(
         2, ge=0, description="re-runs of a shard whose worker died, with --executor ray"
     )
+    until_decided: bool = Field(
+        False,
+        description="sequential run: --epochs epochs per batch, batch after batch (batch k "
+        "with seed + k - 1) until every watched comparison is decided or a budget is hit "
+        "(group-sequential looks, O'Brien-Fleming-type alpha spending: docs/statistics.md)",
+    )
+    pairs: str | None = _sequential(
+        None,
+        "the variant pairs watched, BASE:NEW[,...] (default: each against the first)",
+        json_schema_extra=_cli(metavar="A:B,C:D"),
+    )
+    metrics: str = _sequential(
+        DEFAULT_PAIRED_METRICS, f"the metrics watched ({DEFAULT_PAIRED_METRICS})"
+    )
+    alpha: float = _sequential(
+        0.05, "family-wise two-sided error rate over every comparison and look (0.05)", gt=0, lt=1
+    )
+    tolerance: str | None = _sequential(
+        None,
+        "YAML metric: tolerated change per episode, as compare's; a comparison whose interval "
+        "lies within it is decided (no difference)",
+        json_schema_extra=_cli(metavar="FILE"),
+    )
+    max_batches: int = _sequential(
+        5, f"batches (looks) at most (5; at most {MAX_LOOKS})", ge=1, le=MAX_LOOKS
+    )
+    max_episodes: int | None = _sequential(
+        None,
+        "episodes at most, every variant and batch; fewer looks are planned if it allows fewer "
+        "than --max-batches",
+        ge=1,
+        le=MAX_EPISODES,
+    )
+    max_cost: float | None = _sequential(
+        None,
+        "dollars at most, at the run's price (--prices); a batch starts only if the cost so far "
+        "plus one batch at the mean so far stays within",
+        gt=0,
+        json_schema_extra=_cli(metavar="USD"),
+    )
+
+
+#: the options only a sequential run reads (`harness/run/sequential.py`)
+SEQUENTIAL = ("pairs", "metrics", "alpha", "tolerance", "max_batches", "max_episodes", "max_cost")
+
+
+def sequential_defaults() -> dict[str, Any]:
+    """The sequential options at their defaults: what a batch, an ordinary run, gets."""
+    return {name: RunOptions.model_fields[name].default for name in SEQUENTIAL}
+
+
+def stray_sequential(plan: RunOptions) -> list[str]:
+    """The sequential options given to a run without --until-decided, as flags."""
+    if plan.until_decided:
+        return []
+    given = [n for n, d in sequential_defaults().items() if getattr(plan, n) != d]
+    return ["--" + name.replace("_", "-") for name in given]

@@ -18,7 +18,7 @@ from harness.errors import UsageError
 from harness.results.provenance import provenance
 from harness.results.summary import Price, Provenance, price_for
 from harness.run import ray_executor
-from harness.run.options import MAX_EPISODES, RunOptions
+from harness.run.options import MAX_EPISODES, RunOptions, stray_sequential
 from harness.suite.scenario import SCENARIO_DIR, Scenario, select
 from harness.todo.variants import Variant, parse_variants
 
@@ -54,6 +54,8 @@ class Prepared(BaseModel):
 
 def prepare(plan: RunOptions) -> Prepared:
     """Check every option that can be checked before a run, and resolve it."""
+    if stray := stray_sequential(plan):
+        raise UsageError(f"{', '.join(stray)}: only with --until-decided (a sequential run)")
     variants = _variants(plan)
     from harness.run.verified import load_verified_dir
 

@@ -52,6 +52,10 @@ def test_the_command_line_defaults_are_the_plan_defaults() -> None:
         ("--max-retries", "-1", "must be 0 or more"),
         ("--display", "fancy", "invalid choice"),
         ("--seed", "x", "not a whole number"),
+        ("--alpha", "1.5", "must be between 0 and 1"),
+        ("--max-cost", "0", "must be more than 0"),
+        ("--max-cost", "nan", "must be more than 0"),
+        ("--max-batches", "21", "must be at most 20"),
     ],
 )
 def test_bounds_and_choices_come_from_the_declaration(
