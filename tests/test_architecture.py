@@ -20,11 +20,11 @@ WINGS = (
     "todo",
     "episode",
     "sessions",
-    "agents",
     "scoring",
     "models",
     "audit",
     "results",
+    "agents",
     "run",
     "cli",
 )

@@ -5,7 +5,10 @@ reason, rather than run without its feature or counted as a failure."""
 
 from __future__ import annotations
 
+from harness.agents.install import installed_version
+from harness.results.summary import AgentRecord
 from harness.suite.scenario import Scenario
+from harness.todo.clis import CliProduct
 
 
 def unsupported(scenario: Scenario) -> str | None:
@@ -19,3 +22,15 @@ def unsupported(scenario: Scenario) -> str | None:
         if present
     ]
     return " and ".join(missing) or None
+
+
+def agent_record(product: CliProduct, left_out: dict[str, str]) -> AgentRecord:
+    """What the board says about a CLI row (kept in the eval log's task metadata)."""
+    return AgentRecord(
+        product=product.title,
+        package=product.package,
+        version=installed_version(product) or "not installed",
+        switches=dict(product.env),
+        model_config_id=product.model_config_id,
+        left_out=left_out,
+    )

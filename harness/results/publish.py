@@ -176,6 +176,9 @@ def _html(summary: Summary) -> str:
         "<h2>Figures</h2>\n"
         + "\n".join(f'<img alt="{html.escape(a)}" src="{src}">' for a, src in figures)
     )
+    agents = agents_table(summary, "html")
+    if agents is not None:
+        sections.append(f'<h2>Shipping agents</h2>\n<div class="wide">{agents}</div>')
     if summary.sequential is not None:
         sections.append("<h2>Sequential run</h2>\n" + section(summary.sequential, "html"))
     sections.append(_heat_map(summary))
@@ -200,11 +203,38 @@ def brief(summary: Summary) -> str:
     table = tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
     record = summary.sequential
     after = "" if record is None else "\n" + section(record, looks=False)
-    return f"{title(summary)}\n\n{table}\n{after}"
+    left = [
+        f"{v.variant} leaves out {', '.join(f'{k} ({why})' for k, why in v.agent.left_out.items())}"
+        for v in summary.variants
+        if v.agent is not None and v.agent.left_out
+    ]
+    notes = "".join(f"\nnot supported: {line}" for line in left)
+    return f"{title(summary)}\n\n{table}\n{notes}{after}"
+
+
+def agents_table(summary: Summary, fmt: str = "github") -> str | None:
+    """The shipping agents' rows: product, version, their own switches, what each left out."""
+    rows = [
+        [
+            v.variant,
+            f"{v.agent.product} ({v.agent.package} {v.agent.version})",
+            " ".join(f"{k}={value}" for k, value in sorted(v.agent.switches.items())),
+            "; ".join(f"{k}: {why}" for k, why in v.agent.left_out.items()) or "none",
+        ]
+        for v in summary.variants
+        if v.agent is not None
+    ]
+    if not rows:
+        return None
+    headers = ["variant", "product", "its switches", "scenarios left out (not supported)"]
+    return tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True)
 
 
 def _markdown(summary: Summary) -> str:
     parts = [f"**{caption}**\n\n{table}" for caption, table in _tables(summary, "github")]
+    agents = agents_table(summary)
+    if agents is not None:
+        parts.append("**Shipping agents** (docs/agents.md)\n\n" + agents)
     if summary.sequential is not None:
         parts.append("**Sequential run**\n\n" + section(summary.sequential).rstrip("\n"))
     return f"{title(summary)}\n\n" + "\n\n".join(parts) + "\n"

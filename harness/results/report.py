@@ -29,6 +29,9 @@ from harness.results.summary import (
     STDERR_METHOD as STDERR_METHOD,
 )
 from harness.results.summary import (
+    AgentRecord as AgentRecord,
+)
+from harness.results.summary import (
     EpisodeScores as EpisodeScores,
 )
 from harness.results.summary import (
@@ -161,12 +164,14 @@ def read_run(
                     scenario=str(sample.id), epoch=sample.epoch, values=values
                 )
         header = logs[0][0]
+        agent = (header.eval.metadata or {}).get("agent")
         results.append(
             TaskResult(
                 variant=variant,
                 model=header.eval.model,
                 epochs=header.eval.config.epochs or 1,
                 episodes=list(episodes.values()),
+                agent=AgentRecord.model_validate(agent) if agent else None,
             )
         )
     return results, problems
@@ -183,10 +188,13 @@ def summarize(
     """Aggregate per-episode scores into per-variant means (clustered by scenario), pass^k and
     rates. `expected` variants that have no result make the summary incomplete."""
     by_variant: dict[str, list[EpisodeScores]] = defaultdict(list)
+    agents: dict[str, AgentRecord] = {}
     model, epochs = "", 1
     for result in results:
         model, epochs = result.model, result.epochs
         by_variant[result.variant].extend(result.episodes)
+        if result.agent is not None:
+            agents[result.variant] = result.agent
     issues = [*problems, *(f"{v}: no results" for v in expected if v not in by_variant)]
     summaries = []
     for variant in sorted(by_variant, key=variant_order):
@@ -231,6 +239,7 @@ def summarize(
                     e.model_copy(update={"values": {m: e.values.get(m, 0.0) for m in METRICS}})
                     for e in episodes
                 ],
+                agent=agents.get(variant),
             )
         )
     return Summary(

@@ -75,6 +75,18 @@ class EpisodeScores(BaseModel):
     values: dict[str, float]
 
 
+class AgentRecord(BaseModel):
+    """A shipping agent's row (`cli/...`): which product, at which version, with which of its
+    own switches, and the scenarios its row left out (and why)."""
+
+    product: str
+    package: str
+    version: str
+    switches: dict[str, str]
+    model_config_id: str = Field(description="the model id the CLI was told it talks to")
+    left_out: dict[str, str] = Field(default_factory=dict, description="scenario: reason")
+
+
 class VariantSummary(BaseModel):
     variant: str
     episodes: int = Field(ge=0)
@@ -86,6 +98,15 @@ class VariantSummary(BaseModel):
     per_scenario_success: dict[str, float]
     #: every episode's values, so two runs can be compared pair by pair
     per_episode: list[EpisodeScores] = Field(default_factory=list)
+    agent: AgentRecord | None = Field(None, description="a shipping agent's row; absent otherwise")
+
+    @model_serializer(mode="wrap")
+    def _without_absent_agent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # the harness's own rows stay byte for byte what they were before the field
+        data: dict[str, Any] = handler(self)
+        if self.agent is None:
+            data.pop("agent", None)
+        return data
 
 
 class Provenance(BaseModel):
@@ -203,6 +224,7 @@ class TaskResult(BaseModel):
     model: str
     epochs: int
     episodes: list[EpisodeScores]
+    agent: AgentRecord | None = None
 
 
 def write_summary(summary: Summary, path: Path | str) -> None:

@@ -80,13 +80,20 @@ def build_task(
     if max_turns is not None:
         pool = [s.model_copy(update={"max_turns": min(s.max_turns, max_turns)}) for s in pool]
     chosen_scenarios = select(pool, scenarios)
+    metadata: dict[str, object] = {
+        "variant": chosen.label,
+        "prompt_version": prompts.PROMPT_VERSION,
+    }
     if chosen.cli is not None:
         from harness.agents.solver import cli_agent
-        from harness.agents.support import unsupported
+        from harness.agents.support import agent_record, unsupported
 
-        # said when the run starts (harness/run/prepare.py); never run without its feature
-        chosen_scenarios = [s for s in chosen_scenarios if unsupported(s) is None]
+        # said when the run starts (harness/run/prepare.py) and on the board; never run
+        # without its feature, never counted as a failure
+        left_out = {s.id: why for s in chosen_scenarios if (why := unsupported(s))}
+        chosen_scenarios = [s for s in chosen_scenarios if s.id not in left_out]
         solver, sandbox = cli_agent(chosen.cli), "local"
+        metadata["agent"] = agent_record(chosen.cli, left_out).model_dump()
     else:
         rules = load_table(Path(heuristic_rules)) if heuristic_rules else None
         solver, sandbox = todo_agent(chosen, rules), None
@@ -98,5 +105,5 @@ def build_task(
         name="todo_bench",
         # bump when scoring changes, so logs scored differently are told apart
         version=TASK_VERSION,
-        metadata={"variant": chosen.label, "prompt_version": prompts.PROMPT_VERSION},
+        metadata=metadata,
     )
