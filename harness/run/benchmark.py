@@ -163,6 +163,7 @@ def _run_plan(plan: RunOptions, ready: Prepared, folder: RunFolder) -> RunPlan:
         max_samples=plan.max_samples,
         designs=plan.design,
         heuristic_rules=plan.heuristic_rules,
+        episodes=ready.episodes * plan.epochs,
     )
 
 

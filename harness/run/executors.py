@@ -38,9 +38,8 @@ class LocalExecutor:
 
     def run(self, plan: RunPlan, folder: RunFolder) -> bool:
         options = self.options
-        total = len(plan.variants) * len(plan.scenarios.split(",")) * plan.epochs
         with RunProgress(
-            total,
+            plan.total,
             runner.completed_episodes(plan),
             enabled=options.display == OWN_DISPLAY,
             silence_limit=None if plan.model.startswith("sim/") else options.silence_limit,
@@ -83,8 +82,7 @@ class RayExecutor:
             kept = len(shards) - len(todo)
             say(f"todo-bench: {kept} of {len(shards)} shards already in the store")
         before = {shard_id: record.attempts for shard_id, record in records.items()}
-        total = len(plan.variants) * len(plan.scenarios.split(",")) * plan.epochs
-        with RunProgress(total, done, enabled=options.display == OWN_DISPLAY) as display:
+        with RunProgress(plan.total, done, enabled=options.display == OWN_DISPLAY) as display:
             try:
                 ray_executor.run_on_ray(
                     plan, todo, records, display, options.ray_address, options.shard_retries

@@ -47,6 +47,13 @@ class RunPlan(BaseModel):
     max_samples: int | None = None
     designs: list[str] = []  # `module:Class` designs each worker registers
     heuristic_rules: str | None = None  # keyword table of the +heuristic gate
+    #: episodes the whole run plans (a CLI row leaves some scenarios out); 0: every cell
+    episodes: int = 0
+
+    @property
+    def total(self) -> int:
+        """Episodes the progress bar counts to."""
+        return self.episodes or len(self.variants) * len(self.scenarios.split(",")) * self.epochs
 
 
 def log_dir_for(plan: RunPlan, variant: Variant) -> str:
