@@ -1,4 +1,4 @@
-"""Commands for results handed in from outside: submit, verify."""
+"""Commands for results handed in from outside: submit, verify, site."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     )
     write(run, out, manifest)
     logs = "logs included" if manifest.logs_included else f"{len(manifest.logs)} log digests"
+    logs = logs if manifest.logs else "no logs in the run folder (verify cannot recompute it)"
     print(f"{out}: submission of {manifest.model}, {manifest.episodes} episodes, {logs}")
     return 0
 
@@ -43,6 +44,19 @@ def cmd_verify(args: argparse.Namespace) -> int:
         checked += ", the summary rescored from the logs"
     left = f"; not checked: {'; '.join(found.unchecked)}" if found.unchecked else ""
     print(f"{args.submission}: OK ({checked}){left}")
+    return 0
+
+
+def cmd_site(args: argparse.Namespace) -> int:
+    from harness.results.site import build
+
+    pages = build(
+        Path(args.submissions),
+        Path(args.out),
+        field=Path(args.field) if args.field else None,
+        methods=[Path(p) for p in args.methods],
+    )
+    print(f"{args.out}: {len(pages)} pages (open {Path(args.out) / 'index.html'})")
     return 0
 
 
@@ -64,7 +78,7 @@ def _login() -> str:
 
 
 def add(sub: Commands) -> None:
-    """Submit a run, verify a submission."""
+    """Submit a run, verify a submission, build a leaderboard site from many."""
     sub_ = sub.add_parser(
         "submit",
         help="write a run's submission (a folder, .zip or .tar.gz): summary, run record, logs "
@@ -97,3 +111,24 @@ def add(sub: Commands) -> None:
     )
     ver.add_argument("submission", help="a submission folder, .zip or .tar.gz")
     ver.set_defaults(func=cmd_verify)
+
+    site = sub.add_parser(
+        "site",
+        help="build a static leaderboard site from a folder of submissions",
+        description="Every submission is checked first (as verify does, without rescoring); "
+        "one that fails is refused. The site needs no server and fetches nothing.",
+    )
+    site.add_argument("submissions", help="a folder of submissions (folders or archives)")
+    site.add_argument("--out", required=True, help="the site's folder (written afresh)")
+    site.add_argument(
+        "--field",
+        default=None,
+        help="the field evidence folder for a page of its own (results/field in a checkout)",
+    )
+    site.add_argument(
+        "--methods",
+        nargs="*",
+        default=[],
+        help="markdown pages for the methods page (docs/metrics.md, docs/statistics.md)",
+    )
+    site.set_defaults(func=cmd_site)
