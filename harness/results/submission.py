@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from harness.errors import UsageError
 from harness.results.summary import RunRecord, Summary, read_summary
@@ -35,14 +35,24 @@ RECORD = "run.json"
 LOGS = "logs"
 ARCHIVES = (".zip", ".tar.gz")
 T = TypeVar("T")
+#: a sha256, as hex
+Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 
 
 class LogFile(BaseModel):
     """One file of the run's logs folder, by its path under logs/ and its digest."""
 
-    path: str = Field(description="relative to logs/, with forward slashes")
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    path: str = Field(description="relative to logs/, with forward slashes, never leaving it")
+    sha256: Digest
     bytes: int = Field(ge=0)
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, path: str) -> str:
+        parts = path.split("/")
+        if not path or path.startswith("/") or ".." in parts or "" in parts or "\\" in path:
+            raise ValueError("a path under logs/ (relative, no '..', forward slashes)")
+        return path
 
 
 class Versions(BaseModel):
@@ -76,7 +86,9 @@ class Manifest(BaseModel):
         "model was not priced"
     )
     versions: Versions
-    files: dict[str, str] = Field(description="sha256 of summary.json and run.json")
+    files: dict[Literal["summary.json", "run.json"], Digest] = Field(
+        description="sha256 of summary.json and, where the run had one, run.json"
+    )
     logs_included: bool
     logs: list[LogFile] = Field(description="every file of the run's logs/, included or not")
 
@@ -243,6 +255,9 @@ def check(folder: Path) -> Checked:
     manifest = found.manifest
     if RECORD in manifest.files:
         _read(folder / RECORD, found.problems, RunRecord.model_validate_json)
+    for name in (SUMMARY, RECORD):
+        if name not in manifest.files and (name == SUMMARY or (folder / name).is_file()):
+            found.problems.append(f"digest: the manifest lists no sha256 for {name}")
     for name, digest in sorted(manifest.files.items()):
         if (folder / name).is_file() and sha256(folder / name) != digest:
             found.problems.append(f"digest: {name} is not the file the manifest lists")

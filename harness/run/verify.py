@@ -16,6 +16,8 @@ from harness.run.folder import RunFolder
 
 #: fields that differ this many at most are named in the problem line
 NAMED = 3
+#: a differing value is shown up to this many characters
+SHORT = 40
 
 
 def verify(path: Path) -> Checked:
@@ -74,7 +76,14 @@ def _differences(submitted: object, rescored: object, where: str = "") -> list[s
             for index, (a, b) in enumerate(zip(submitted, rescored, strict=True))
             for line in _differences(a, b, f"{where}[{_label(a, index)}]")
         ]
-    return [] if submitted == rescored else [f"{where}: {submitted} submitted, {rescored} rescored"]
+    if submitted == rescored:
+        return []
+    return [f"{where}: {_short(submitted)} submitted, {_short(rescored)} rescored"]
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= SHORT else text[: SHORT - 3] + "..."
 
 
 def _label(item: object, index: int) -> str:

@@ -146,6 +146,18 @@ def _other_model(folder: Path) -> None:
     edit(folder / "submission.json", lambda data: data.update(model="anthropic/claude-x"))
 
 
+def _file_outside(folder: Path) -> None:
+    edit(folder / "submission.json", lambda data: data["files"].update({"../x": "0" * 64}))  # type: ignore[attr-defined]
+
+
+def _log_outside(folder: Path) -> None:
+    edit(folder / "submission.json", lambda data: data["logs"][0].update(path="../../x"))  # type: ignore[index]
+
+
+def _unlisted_record(folder: Path) -> None:
+    edit(folder / "submission.json", lambda data: data["files"].pop("run.json"))  # type: ignore[attr-defined]
+
+
 def _missing_log(folder: Path) -> None:
     sorted((folder / "logs").rglob("*.eval"))[0].unlink()
 
@@ -162,6 +174,9 @@ def _missing_log(folder: Path) -> None:
         (_version("task_version", 3), True, "version", "task version 3 is an older task"),
         (_version("sim_version", 7), True, "version", "sim version 7 is not this todo-bench's"),
         (_bad_schema, False, "schema", "submission.json does not follow its schema (field"),
+        (_file_outside, False, "schema", "Input should be 'summary.json' or 'run.json'"),
+        (_log_outside, False, "schema", "field 'logs.0.path'"),
+        (_unlisted_record, False, "digest", "the manifest lists no sha256 for run.json"),
         (_other_scenarios, True, "scenarios", "hash 0000000000000000 is not"),
         (_other_model, False, "manifest", "model anthropic/claude-x is not the summary's"),
         (_missing_log, False, "logs", ".eval is missing"),
