@@ -7,6 +7,7 @@ import getpass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from harness import storage
 from harness.cli.args import Commands, summary_path
 from harness.errors import UsageError
 
@@ -14,6 +15,8 @@ from harness.errors import UsageError
 def cmd_submit(args: argparse.Namespace) -> int:
     from harness.results.submission import manifest_for, write
 
+    if storage.is_url(args.run):
+        raise UsageError(f"{args.run}: submit reads a local run folder (copy it here first)")
     run = Path(summary_path(args.run)).parent
     out = Path(args.out or f"{run.resolve().name}-submission")
     agent = args.agent_description or (

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Literal, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import AwareDatetime, BaseModel, Field, ValidationError, field_validator
 
 from harness.errors import UsageError
 from harness.results.summary import RunRecord, Summary, read_summary
@@ -75,7 +75,7 @@ class Manifest(BaseModel):
     model: str
     agent: str = Field(description="the agent and designs, in the submitter's words")
     who: str = Field(min_length=1, description="who ran it")
-    when: datetime = Field(description="when it was submitted (UTC)")
+    when: AwareDatetime = Field(description="when it was submitted, with its time zone")
     variants: list[str]
     scenarios: list[str]
     epochs: int = Field(ge=1)

@@ -158,6 +158,10 @@ def _unlisted_record(folder: Path) -> None:
     edit(folder / "submission.json", lambda data: data["files"].pop("run.json"))  # type: ignore[attr-defined]
 
 
+def _naive_when(folder: Path) -> None:
+    edit(folder / "submission.json", lambda data: data.update(when="2026-12-04T06:00:00"))
+
+
 def _missing_log(folder: Path) -> None:
     sorted((folder / "logs").rglob("*.eval"))[0].unlink()
 
@@ -176,6 +180,7 @@ def _missing_log(folder: Path) -> None:
         (_bad_schema, False, "schema", "submission.json does not follow its schema (field"),
         (_file_outside, False, "schema", "Input should be 'summary.json' or 'run.json'"),
         (_log_outside, False, "schema", "field 'logs.0.path'"),
+        (_naive_when, False, "schema", "field 'when': Input should have timezone info"),
         (_unlisted_record, False, "digest", "the manifest lists no sha256 for run.json"),
         (_other_scenarios, True, "scenarios", "hash 0000000000000000 is not"),
         (_other_model, False, "manifest", "model anthropic/claude-x is not the summary's"),
@@ -208,6 +213,11 @@ def test_an_unreadable_submission_is_one_line(
     assert main(["verify", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and "not a readable archive" in err[0] and "not a submission" in err[1]
+
+
+def test_submit_reads_a_local_run_folder_only(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["submit", "s3://bucket/run", "--who", "x"]) == 2
+    assert "submit reads a local run folder" in capsys.readouterr().err
 
 
 def test_submit_never_writes_over_a_submission(
