@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import storage
-from harness.cli.args import Commands, summary_path
+from harness.cli.args import Commands, read, summary_path
 from harness.errors import UsageError
 
 
@@ -18,6 +18,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if storage.is_url(args.run):
         raise UsageError(f"{args.run}: submit reads a local run folder (copy it here first)")
     run = Path(summary_path(args.run)).parent
+    summary = read(args.run)  # its problems in one line
     out = Path(args.out or f"{run.resolve().name}-submission")
     agent = args.agent_description or (
         "todo-bench's own agent loop (harness/episode/loop.py) with the todo designs "
@@ -25,7 +26,12 @@ def cmd_submit(args: argparse.Namespace) -> int:
     )
     when = args.when or datetime.now(UTC).replace(microsecond=0)
     manifest = manifest_for(
-        run, who=args.who or _login(), agent=agent, when=when, include_logs=args.include_logs
+        run,
+        summary,
+        who=args.who or _login(),
+        agent=agent,
+        when=when,
+        include_logs=args.include_logs,
     )
     write(run, out, manifest)
     logs = "logs included" if manifest.logs_included else f"{len(manifest.logs)} log digests"

@@ -121,10 +121,10 @@ def log_files(logs: Path) -> list[LogFile]:
 
 
 def manifest_for(
-    run: Path, *, who: str, agent: str, when: datetime, include_logs: bool
+    run: Path, summary: Summary, *, who: str, agent: str, when: datetime, include_logs: bool
 ) -> Manifest:
-    """The manifest of a run folder (a summary.json; run.json and logs/ where it has them)."""
-    summary = read_summary(run / SUMMARY)
+    """The manifest of a run folder (its summary, read; run.json and logs/ where it has
+    them)."""
     record = _record(run / RECORD) if (run / RECORD).is_file() else None
     origin = summary.provenance
     files = {SUMMARY: sha256(run / SUMMARY)}

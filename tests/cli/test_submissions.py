@@ -215,9 +215,15 @@ def test_an_unreadable_submission_is_one_line(
     assert len(err) == 2 and "not a readable archive" in err[0] and "not a submission" in err[1]
 
 
-def test_submit_reads_a_local_run_folder_only(capsys: pytest.CaptureFixture[str]) -> None:
+def test_submit_reads_a_local_run_folder_with_a_summary_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["submit", "s3://bucket/run", "--who", "x"]) == 2
-    assert "submit reads a local run folder" in capsys.readouterr().err
+    (tmp_path / "summary.json").write_text('{"model": 3}')
+    assert main(["submit", str(tmp_path), "--out", str(tmp_path / "sub"), "--who", "x"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "submit reads a local run folder" in err[0]
+    assert "not a todo-bench summary of schema version 3 (field 'model'" in err[1]
 
 
 def test_submit_never_writes_over_a_submission(
