@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: agents install lock bench test test-slow test-fast lint perf perf-instructions scaling cluster-scaling real-model clean regress baseline report paper
+.PHONY: agents install lock bench test test-slow test-fast lint perf perf-instructions scaling cluster-scaling real-model clean regress baseline report paper site
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -103,6 +103,26 @@ agents:
 # (pdflatex and pdftoppm: Debian's texlive-latex-recommended and poppler-utils)
 paper: $(STAMP)
 	$(BIN)/python scripts/paper.py
+
+# the example leaderboard site: the committed results (latest, products, field/run) as
+# submissions (no logs: they keep none), each dated by its summary's last commit (now, outside
+# a git checkout), then the site
+# in build/site/ and its screenshots at 1280 px in docs/site/ (where chromium is installed)
+SITE_RESULTS := latest products field/run
+site: $(STAMP)
+	rm -rf build/submissions && mkdir -p build/submissions
+	for run in $(SITE_RESULTS); do \
+		when=$$(git log -1 --format=%cI -- results/$$run/summary.json); \
+		$(BIN)/todo-bench submit results/$$run --out build/submissions/$$(echo $$run | tr / -) \
+			--who "todo-bench maintainers" $${when:+--when $$when} || exit 1; \
+	done
+	$(BIN)/todo-bench site build/submissions --out build/site --field results/field \
+		--methods docs/metrics.md docs/statistics.md docs/publishing.md
+	@browser=$$(command -v chromium || command -v chromium-browser); \
+	if [ -n "$$browser" ]; then for page in index:index submission:submissions/latest; do \
+		$$browser --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1000 \
+			--screenshot=docs/site/$${page%%:*}.png "file://$$PWD/build/site/$${page#*:}.html" \
+			>/dev/null 2>&1; done; echo "docs/site/index.png, docs/site/submission.png"; fi
 
 real-model: $(STAMP)
 	bash scripts/local_model.sh

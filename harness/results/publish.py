@@ -84,7 +84,7 @@ def _glossary() -> str:
     return f'<h2>Glossary of the columns</h2>\n<div class="wide glossary">{table}</div>'
 
 
-_STYLE = """
+STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #1b1b1b; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
 p { text-align: left; max-width: 60rem; }
@@ -153,18 +153,13 @@ def _heat_map(summary: Summary) -> str:
     )
 
 
-def _html(summary: Summary) -> str:
-    """A self-contained page: inline CSS, no script, nothing fetched at view time."""
-    when = datetime.now(UTC).strftime("%Y-%m-%d")
-    sections = [
+def sections(summary: Summary) -> list[str]:
+    """The page's parts after its title: the tables, the figures, the sequential record, the
+    heat map, the designs and the glossary (the site's submission pages show them too)."""
+    parts = [
         f'<h2>{html.escape(caption)}</h2>\n<div class="wide">{table}</div>'
         for caption, table in _tables(summary, "html")
     ]
-    incomplete = (
-        f'<p class="incomplete">INCOMPLETE RUN: {html.escape("; ".join(summary.problems))}</p>'
-        if not summary.complete
-        else ""
-    )
     from harness.results import plots  # matplotlib is imported only when a page is drawn
 
     figures = [
@@ -172,7 +167,7 @@ def _html(summary: Summary) -> str:
         ("Success against cost", plots.success_vs_tokens(summary)),
         ("The price of safety", plots.price_of_safety(summary)),
     ]
-    sections.append(
+    parts.append(
         "<h2>Figures</h2>\n"
         + "\n".join(f'<img alt="{html.escape(a)}" src="{src}">' for a, src in figures)
     )
@@ -180,19 +175,41 @@ def _html(summary: Summary) -> str:
     if agents is not None:
         sections.append(f'<h2>Shipping agents</h2>\n<div class="wide">{agents}</div>')
     if summary.sequential is not None:
-        sections.append("<h2>Sequential run</h2>\n" + section(summary.sequential, "html"))
-    sections.append(_heat_map(summary))
-    sections.append(_design_table(summary))
-    sections.append(_glossary())
-    heading = html.escape(f"todo-bench: {summary.model}")
+        parts.append("<h2>Sequential run</h2>\n" + section(summary.sequential, "html"))
+    parts.append(_heat_map(summary))
+    parts.append(_design_table(summary))
+    parts.append(_glossary())
+    return parts
+
+
+def incomplete(summary: Summary) -> str:
+    """The warning an incomplete run's page opens with (empty for a complete run)."""
+    if summary.complete:
+        return ""
+    return f'<p class="incomplete">INCOMPLETE RUN: {html.escape("; ".join(summary.problems))}</p>'
+
+
+def page(heading: str, body: str, *, style: str = "", script: str = "") -> str:
+    """A self-contained HTML page: inline CSS (and script, if any), nothing fetched."""
+    title = html.escape(heading)
+    code = f"<script>{script}</script>\n" if script else ""
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{heading}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-        f"<h1>{heading}</h1>\n{incomplete}\n"
-        f'<p class="meta">{html.escape(title(summary))} Rendered {when}.</p>\n'
-        + "\n".join(sections)
-        + "\n</body>\n</html>\n"
+        f"<title>{title}</title>\n<style>{STYLE}{style}</style>\n</head>\n<body>\n"
+        f"{body}\n{code}</body>\n</html>\n"
     )
+
+
+def _html(summary: Summary) -> str:
+    """A self-contained page: inline CSS, no script, nothing fetched at view time."""
+    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    heading = f"todo-bench: {summary.model}"
+    body = (
+        f"<h1>{html.escape(heading)}</h1>\n{incomplete(summary)}\n"
+        f'<p class="meta">{html.escape(title(summary))} Rendered {when}.</p>\n'
+        + "\n".join(sections(summary))
+    )
+    return page(heading, body)
 
 
 def brief(summary: Summary) -> str:

@@ -131,6 +131,22 @@ class Provenance(BaseModel):
         }
 
 
+class RunRecord(BaseModel):
+    """run.json: what a run folder's logs were made with; a resume must match it (pure data
+    here, so a submission reads it without the run wing; `harness.run.folder` writes it)."""
+
+    model: str
+    variants: list[str]
+    seed: int
+    epochs: int
+    provenance: Provenance
+    git_commit: str | None = None
+    #: the price the run's cost was computed with (`--prices`), so `rescore` prices it the same;
+    #: unset in run folders made before 2026-12-04 (rescore then reads the shipped table)
+    price: Price | None = None
+    priced: bool = False
+
+
 #: a watched comparison's state at a look: a difference shown either way, no difference beyond
 #: the tolerance shown, or neither yet
 Verdict = Literal["better", "worse", "within tolerance", "undecided"]

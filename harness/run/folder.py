@@ -17,27 +17,13 @@ from harness import storage
 from harness.errors import UsageError
 from harness.results.outputs import publish_run
 from harness.results.provenance import git_commit
-from harness.results.summary import Price, Provenance, Summary
+from harness.results.summary import RunRecord as RunRecord
+from harness.results.summary import Summary
 from harness.run.lease import Lease, LeaseHeld
 from harness.run.shards import ShardRecord
 
 #: where runs go without --out: results/runs/<run id>
 RUNS = Path("results") / "runs"
-
-
-class RunRecord(BaseModel):
-    """run.json: what a run folder's logs were made with; a resume must match it."""
-
-    model: str
-    variants: list[str]
-    seed: int
-    epochs: int
-    provenance: Provenance
-    git_commit: str | None = None
-    #: the price the run's cost was computed with (`--prices`), so `rescore` prices it the same;
-    #: unset in run folders made before 2026-12-04 (rescore then reads the shipped table)
-    price: Price | None = None
-    priced: bool = False
 
 
 class CpuPhases(BaseModel):

@@ -1,0 +1,241 @@
+"""`todo-bench submit` and `verify`: a good submission verifies, and each tampering is caught by
+its own check in one line (every check has a case where it fires and, in the good submission,
+one where it does not)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.results.submission import Manifest, log_files, sha256
+from tests.helpers import ROOT
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny real run with its logs and run.json (seconds: 2 variants x 2 scenarios x 1)."""
+    out = tmp_path_factory.mktemp("run") / "run"
+    command = [sys.executable, "-m", "harness.cli", "run", "--model", "sim/sloppy"]
+    command += ["--scenarios", "excel_export,main_and_test", "--epochs", "1"]
+    command += ["--variants", "L0,L3", "--out", str(out), "--display", "none"]
+    subprocess.run(command, check=True, capture_output=True, cwd=ROOT, timeout=300)
+    return out
+
+
+@pytest.fixture
+def submission(run: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "sub"
+    args = ["submit", str(run), "--out", str(out), "--include-logs", "--who", "tester"]
+    assert main([*args, "--when", "2026-12-04T06:00:00Z"]) == 0
+    return out
+
+
+def verify(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    code = main(["verify", str(path)])
+    lines = capsys.readouterr().out.splitlines()
+    assert all(line.startswith(f"{path}: ") for line in lines) and "Traceback" not in str(lines)
+    return code, [line.removeprefix(f"{path}: ") for line in lines]
+
+
+def fired(lines: list[str]) -> set[str]:
+    return {line.split(":")[0] for line in lines}
+
+
+def redigest(folder: Path) -> None:
+    """Make the manifest list the files as they now are (a careful forger's step)."""
+    data = json.loads((folder / "submission.json").read_text())
+    data["files"] = {name: sha256(folder / name) for name in data["files"]}
+    data["logs"] = [log.model_dump() for log in log_files(folder / "logs")]
+    (folder / "submission.json").write_text(json.dumps(data))
+
+
+def edit(path: Path, change: Callable[[dict[str, object]], None]) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def test_a_good_submission_verifies_with_every_check_and_one_ok_line(
+    submission: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, lines = verify(submission, capsys)
+    assert code == 0 and len(lines) == 1
+    assert lines[0].startswith("OK (schema, digests, versions, scenario hash, the summary rescored")
+    manifest = Manifest.model_validate_json((submission / "submission.json").read_text())
+    assert manifest.who == "tester" and manifest.episodes == 4 and manifest.versions.task_version
+    assert manifest.logs_included and any(log.path.endswith(".eval") for log in manifest.logs)
+
+
+@pytest.mark.parametrize("suffix", [".zip", ".tar.gz"])
+def test_an_archive_verifies_like_its_folder(
+    run: Path, tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / f"sub{suffix}"
+    assert main(["submit", str(run), "--out", str(out), "--include-logs", "--who", "x"]) == 0
+    capsys.readouterr()
+    code, lines = verify(out, capsys)
+    assert code == 0 and lines[0].startswith("OK (")
+
+
+def test_published_results_without_logs_verify_and_say_what_was_not_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "latest"
+    assert main(["submit", str(ROOT / "results/latest"), "--out", str(out), "--who", "x"]) == 0
+    capsys.readouterr()
+    code, lines = verify(out, capsys)
+    assert code == 0 and len(lines) == 1
+    assert "not checked: no run.json" in lines[0]
+    assert "logs not included (none listed): the numbers were not recomputed" in lines[0]
+
+
+def _edited_number(folder: Path) -> None:
+    def change(data: dict[str, object]) -> None:
+        variants = data["variants"]
+        assert isinstance(variants, list)
+        variants[0]["metrics"]["task_success"]["mean"] += 0.25
+
+    edit(folder / "summary.json", change)
+
+
+def _swapped_log(folder: Path) -> None:
+    first, second = sorted((folder / "logs").rglob("*.eval"))
+    shutil.copyfile(second, first)
+
+
+def _wrong_digest(folder: Path) -> None:
+    def change(data: dict[str, object]) -> None:
+        logs = data["logs"]
+        assert isinstance(logs, list)
+        logs[0]["sha256"] = "0" * 64
+
+    edit(folder / "submission.json", change)
+
+
+def _version(field: str, value: int) -> Callable[[Path], None]:
+    def tamper(folder: Path) -> None:
+        def summary(data: dict[str, object]) -> None:
+            data["provenance"][field] = value  # type: ignore[index]
+
+        def manifest(data: dict[str, object]) -> None:
+            data["versions"][field] = value  # type: ignore[index]
+
+        edit(folder / "summary.json", summary)
+        edit(folder / "submission.json", manifest)
+
+    return tamper
+
+
+def _bad_schema(folder: Path) -> None:
+    edit(folder / "submission.json", lambda data: data.update(episodes="many"))
+
+
+def _other_scenarios(folder: Path) -> None:
+    edit(folder / "summary.json", lambda data: data["provenance"].update(scenario_hash="0" * 16))  # type: ignore[attr-defined]
+    edit(folder / "submission.json", lambda data: data["versions"].update(scenario_hash="0" * 16))  # type: ignore[attr-defined]
+
+
+def _other_model(folder: Path) -> None:
+    edit(folder / "submission.json", lambda data: data.update(model="anthropic/claude-x"))
+
+
+def _file_outside(folder: Path) -> None:
+    edit(folder / "submission.json", lambda data: data["files"].update({"../x": "0" * 64}))  # type: ignore[attr-defined]
+
+
+def _log_outside(folder: Path) -> None:
+    edit(folder / "submission.json", lambda data: data["logs"][0].update(path="../../x"))  # type: ignore[index]
+
+
+def _unlisted_record(folder: Path) -> None:
+    edit(folder / "submission.json", lambda data: data["files"].pop("run.json"))  # type: ignore[attr-defined]
+
+
+def _naive_when(folder: Path) -> None:
+    edit(folder / "submission.json", lambda data: data.update(when="2026-12-04T06:00:00"))
+
+
+def _missing_log(folder: Path) -> None:
+    sorted((folder / "logs").rglob("*.eval"))[0].unlink()
+
+
+@pytest.mark.parametrize(
+    ("tamper", "redigested", "check", "says"),
+    [
+        (_edited_number, False, "digest", "summary.json is not the file the manifest lists"),
+        (_edited_number, True, "rescore", "task_success.mean"),
+        (_swapped_log, False, "digest", "is not the file the manifest lists"),
+        (_swapped_log, True, "rescore", "the summary is not what rescoring the logs gives"),
+        (_wrong_digest, False, "digest", "logs/L0-rewrite/"),
+        (_version("task_version", 99), True, "version", "task version 99 is an unknown task"),
+        (_version("task_version", 3), True, "version", "task version 3 is an older task"),
+        (_version("sim_version", 7), True, "version", "sim version 7 is not this todo-bench's"),
+        (_bad_schema, False, "schema", "submission.json does not follow its schema (field"),
+        (_file_outside, False, "schema", "Input should be 'summary.json' or 'run.json'"),
+        (_log_outside, False, "schema", "field 'logs.0.path'"),
+        (_naive_when, False, "schema", "field 'when': Input should have timezone info"),
+        (_unlisted_record, False, "digest", "the manifest lists no sha256 for run.json"),
+        (_other_scenarios, True, "scenarios", "hash 0000000000000000 is not"),
+        (_other_model, False, "manifest", "model anthropic/claude-x is not the summary's"),
+        (_missing_log, False, "logs", ".eval is missing"),
+    ],
+    ids=lambda value: getattr(value, "__name__", str(value)),
+)
+def test_each_tampering_is_caught_by_its_own_check_in_one_line(
+    submission: Path,
+    capsys: pytest.CaptureFixture[str],
+    tamper: Callable[[Path], None],
+    redigested: bool,
+    check: str,
+    says: str,
+) -> None:
+    tamper(submission)
+    if redigested:
+        redigest(submission)
+    code, lines = verify(submission, capsys)
+    assert code == 2
+    assert fired(lines) == {check}, lines
+    assert any(says in line for line in lines), lines
+
+
+def test_an_unreadable_submission_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "x.zip").write_bytes(b"not a zip")
+    assert main(["verify", str(tmp_path / "x.zip")]) == 2
+    assert main(["verify", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "not a readable archive" in err[0] and "not a submission" in err[1]
+
+
+def test_submit_reads_a_local_run_folder_with_a_summary_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["submit", "s3://bucket/run", "--who", "x"]) == 2
+    (tmp_path / "summary.json").write_text('{"model": 3}')
+    assert main(["submit", str(tmp_path), "--out", str(tmp_path / "sub"), "--who", "x"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "submit reads a local run folder" in err[0]
+    assert "not a todo-bench summary of schema version 3 (field 'model'" in err[1]
+
+
+def test_submit_never_writes_over_a_submission(
+    submission: Path, run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["submit", str(run), "--out", str(submission), "--who", "x"]) == 2
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_the_committed_manifest_schema_is_current() -> None:
+    """Regenerate with: python -c "from harness.results.submission import json_schema;
+    print(json_schema(), end='')" > results/submission.schema.json"""
+    from harness.results.submission import json_schema
+
+    assert (ROOT / "results/submission.schema.json").read_text(encoding="utf-8") == json_schema()
