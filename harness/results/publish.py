@@ -173,7 +173,7 @@ def sections(summary: Summary) -> list[str]:
     )
     agents = agents_table(summary, "html")
     if agents is not None:
-        sections.append(f'<h2>Shipping agents</h2>\n<div class="wide">{agents}</div>')
+        parts.append(f'<h2>Shipping agents</h2>\n<div class="wide">{agents}</div>')
     if summary.sequential is not None:
         parts.append("<h2>Sequential run</h2>\n" + section(summary.sequential, "html"))
     parts.append(_heat_map(summary))

@@ -45,3 +45,4 @@ def test_an_agent_row_says_its_product_switches_and_left_out_scenarios() -> None
     assert "user_changes: user turns" in table
     assert "not supported: cli/x leaves out user_changes (user turns)" in brief(summary)
     assert "Shipping agents" in leaderboard(summary, "md")
+    assert "<h2>Shipping agents</h2>" in leaderboard(summary, "html")
