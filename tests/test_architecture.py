@@ -20,6 +20,7 @@ WINGS = (
     "todo",
     "episode",
     "sessions",
+    "hooks",
     "agents",
     "scoring",
     "models",
