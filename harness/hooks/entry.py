@@ -10,12 +10,16 @@ a hook runs at every tool call, so its start-up is its cost.
 from __future__ import annotations
 
 import json
+import os
 import sys
-
-from harness.hooks import journal
 
 
 def main(argv: list[str] | None = None) -> int:
+    # pydantic otherwise scans every installed package's entry points for plugins when the
+    # first model is built: about a tenth of a hook's run, for plugins the hooks never use
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    from harness.hooks import journal
+
     args = sys.argv[1:] if argv is None else argv
     session, event = "", ""
     fixes: tuple[str, ...] = ()
