@@ -26,6 +26,10 @@ class Fix(BaseModel):
 
 #: every fix that keeps the list records it after each accepted TodoWrite (`PostToolUse`)
 _RECORD = ("PostToolUse", TODO_TOOL)
+#: L1 and L2 check a TodoWrite before it runs
+_CHECKED = (("PreToolUse", TODO_TOOL), _RECORD)
+#: a gate that ticks from the calls watches every successful call, and judges each stop
+_WATCHED = (("PostToolUse", ALL_TOOLS), ("Stop", ""))
 
 FIXES: dict[str, Fix] = {
     f.name: f
@@ -33,12 +37,12 @@ FIXES: dict[str, Fix] = {
         Fix(
             name="textlock",
             summary="L1: a TodoWrite that rewords a stored item is denied",
-            events=(("PreToolUse", TODO_TOOL), _RECORD),
+            events=_CHECKED,
         ),
         Fix(
             name="whitelist",
             summary="L2 (with L1): a TodoWrite that drops a stored item is denied",
-            events=(("PreToolUse", TODO_TOOL), _RECORD),
+            events=_CHECKED,
         ),
         Fix(
             name="inject",
@@ -49,7 +53,7 @@ FIXES: dict[str, Fix] = {
             name="gate-heuristic",
             summary="a claim of done is refused while an item of the agent's first plan is not "
             "ticked by the seed's keyword table",
-            events=(("PostToolUse", ALL_TOOLS), ("Stop", "")),
+            events=_WATCHED,
             gate=True,
         ),
         Fix(
@@ -62,8 +66,8 @@ FIXES: dict[str, Fix] = {
             name="gate-oracle",
             summary="a claim of done is refused while a scenario subtask is not done "
             "(benchmark only: TODO_BENCH_HOOK_SCENARIO names the scenario)",
-            events=(("PostToolUse", ALL_TOOLS), ("Stop", "")),
             deployable=False,
+            events=_WATCHED,
             gate=True,
         ),
     )
