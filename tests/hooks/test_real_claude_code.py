@@ -1,8 +1,8 @@
 """The hooks inside the real Claude Code binary (`make agents`), offline: a scripted model
 drives it through inspect-swe's bridge in the local sandbox, with `todo-bench hooks install`'s
 settings in the project. A TodoWrite that drops an item is denied, and the model reads the
-seed's refusal as the tool's error; a stop with an open item is blocked once, and the model
-reads why. Heavy: about 20 s."""
+seed's refusal as the tool's error; the list reaches the model after each accepted one; a stop
+with an open item is blocked once, and the model reads why. Heavy: about 20 s."""
 
 from __future__ import annotations
 
@@ -47,14 +47,16 @@ TURNS: list[cli_script.Turn] = [
 ]
 
 
-def test_claude_code_meets_the_whitelist_and_the_gate(
+def test_claude_code_meets_the_whitelist_the_injection_and_the_gate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project, home = tmp_path / "project", tmp_path / "home"
     project.mkdir()
     home.mkdir()
     install(
-        project, ("whitelist", "gate-open"), str(Path(sys.executable).parent / "todo-bench-hook")
+        project,
+        ("whitelist", "inject", "gate-open"),
+        str(Path(sys.executable).parent / "todo-bench-hook"),
     )
     journal = tmp_path / "hooks.jsonl"
     path = os.pathsep.join([str(binary(PRODUCT).parent), "/usr/bin", "/bin"])
@@ -79,9 +81,15 @@ def test_claude_code_meets_the_whitelist_and_the_gate(
     (log,) = eval(task, model="cliscript/x", display="none", log_dir=str(tmp_path / "logs"))
     assert log.status == "success", log.error
     records = [HookRecord.model_validate_json(line) for line in journal.read_text().splitlines()]
-    assert [(r.event, r.action) for r in records] == [("PreToolUse", "denied"), ("Stop", "blocked")]
+    assert [(r.event, r.action) for r in records] == [
+        ("PostToolUse", "injected"),
+        ("PreToolUse", "denied"),
+        ("Stop", "blocked"),
+        ("PostToolUse", "injected"),
+    ]
     assert len(cli_script.SEEN) == len(TURNS)
     refused = [m for m in cli_script.SEEN[2] if isinstance(m, ChatMessageTool)][-1]
     assert "missing ids: #2 'Write b.md'" in refused.text
+    assert "Current todo list (kept by the system" in "\n".join(m.text for m in cli_script.SEEN[1])
     told = [m for m in cli_script.SEEN[3] if isinstance(m, ChatMessageUser)][-1]
     assert "Completion blocked: not every subtask is done yet." in told.text
