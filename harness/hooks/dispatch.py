@@ -36,6 +36,8 @@ def handle(fixes: tuple[str, ...], payload: HookInput, state: HookState) -> Outc
             apply_todo_write(state, payload.tool_input.get("todos"))
         gate.observe(state, fixes, payload)
         return _injected(fixes, state, event)
+    if event == "UserPromptSubmit":
+        return _injected(fixes, state, event)
     if event == "SessionStart":
         return _injected(fixes, state, event) if payload.source == "compact" else NOTHING
     if event == "Stop":

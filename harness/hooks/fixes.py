@@ -46,8 +46,13 @@ FIXES: dict[str, Fix] = {
         ),
         Fix(
             name="inject",
-            summary="L4: the current list as context after each tool call and after compaction",
-            events=(("PostToolUse", ALL_TOOLS), ("SessionStart", "compact")),
+            summary="L4: the current list as context after each tool call, with each user "
+            "message and after compaction",
+            events=(
+                ("PostToolUse", ALL_TOOLS),
+                ("UserPromptSubmit", ""),
+                ("SessionStart", "compact"),
+            ),
         ),
         Fix(
             name="gate-heuristic",

@@ -1,5 +1,6 @@
 """L4 on Claude Code: the current list, rendered by the harness's renderer in the words of the
-seed's injection, as context after each tool call and after a compaction."""
+seed's injection, as context after each tool call, with each user message and after a
+compaction."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""L4: the rendered list as context after a tool call and after a compaction, and not before
-there is a list or at a session's other starts."""
+"""L4: the rendered list as context after a tool call, with a user message and after a
+compaction, and not before there is a list or at a session's other starts."""
 
 from __future__ import annotations
 
@@ -20,14 +20,19 @@ def test_the_list_is_injected_after_a_tool_call_and_after_compaction(hooks: Hook
         "inject", hooks.event("PostToolUse", tool_name="Bash", tool_input={"command": "ls"})
     )
     compacted = hooks.run("inject", hooks.event("SessionStart", source="compact"))
-    for reply, event in ((after_todo, "PostToolUse"), (after_bash, "PostToolUse")):
+    prompted = hooks.run("inject", hooks.event("UserPromptSubmit", prompt="also add tests"))
+    for reply, event in (
+        (after_todo, "PostToolUse"),
+        (after_bash, "PostToolUse"),
+        (prompted, "UserPromptSubmit"),
+    ):
         assert reply.answer == {
             "hookSpecificOutput": {"hookEventName": event, "additionalContext": CONTEXT}
         }
     assert compacted.answer == {
         "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": CONTEXT}
     }
-    assert [r.action for r in hooks.journal()] == ["injected"] * 4
+    assert [r.action for r in hooks.journal()] == ["injected"] * 5
 
 
 def test_nothing_is_injected_before_a_list_at_startup_or_without_the_fix(hooks: Hooks) -> None:

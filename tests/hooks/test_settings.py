@@ -36,6 +36,7 @@ def test_the_hooks_section_of_each_fix() -> None:
     assert hooks_for(fixes, PROGRAM) == {
         "PreToolUse": [{"matcher": "TodoWrite", "hooks": [command]}],
         "PostToolUse": [{"matcher": "*", "hooks": [command]}],
+        "UserPromptSubmit": [{"hooks": [command]}],
         "SessionStart": [{"matcher": "compact", "hooks": [command]}],
         "Stop": [{"hooks": [command]}],
     }
@@ -82,7 +83,7 @@ def test_install_and_uninstall_round_trip_byte_for_byte(tmp_path: Path) -> None:
 def test_install_into_a_bare_folder_and_uninstall_leaves_it_bare(tmp_path: Path) -> None:
     assert main(["hooks", "install", "--command", PROGRAM, str(tmp_path)]) == 0
     assert set(json.loads(_settings(tmp_path).read_text("utf-8"))["hooks"]) == {
-        "PreToolUse", "PostToolUse", "SessionStart", "Stop",
+        "PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "Stop",
     }  # fmt: skip
     assert main(["hooks", "uninstall", str(tmp_path)]) == 0
     assert list(tmp_path.iterdir()) == []
