@@ -62,7 +62,9 @@ def add(sub: Commands) -> None:
         help="the seed's fixes as Claude Code hooks in a project's .claude/settings.json",
         description="; ".join(f"{n}: {f.summary}" for n, f in FIXES.items() if f.deployable),
     )
-    actions = hooks.add_subparsers(dest="hooks_command", required=True)
+    actions = hooks.add_subparsers(
+        dest="hooks_command", required=True, metavar="{install,show,uninstall}"
+    )
     for name, func, helptext in (
         ("install", cmd_install, "merge the hooks into DIR/.claude/settings.json"),
         ("show", cmd_show, "print the hooks section install would merge"),
