@@ -34,12 +34,14 @@ def main(argv: list[str] | None = None) -> int:
         fixes = parse_fixes(args[0])
         payload = HookInput.model_validate_json(sys.stdin.buffer.read())
         session, event = payload.session_id, payload.hook_event_name
-        with session_state(session, payload.transcript_path) as state:
+        # a subagent's list is not in the session's transcript: it starts from its own calls
+        transcript = "" if payload.agent_id else payload.transcript_path
+        with session_state(payload.state_key, transcript) as state:
             outcome = handle(fixes, payload, state)
         if outcome.action is not None:
             journal.record(
                 session, event, fixes, outcome.action, outcome.text,
-                payload.tool_name, payload.tool_use_id,
+                payload.tool_name, payload.tool_use_id, payload.agent_id,
             )  # fmt: skip
     except Exception as error:  # any failure lets the action through, and says why
         text = _one_line(error)

@@ -29,6 +29,8 @@ class HookRecord(BaseModel):
     text: str
     tool: str = ""
     tool_use_id: str = ""
+    #: the subagent whose call it was ("" for the session's main thread)
+    agent_id: str = ""
 
 
 def write(record: HookRecord) -> None:
@@ -48,6 +50,7 @@ def record(
     text: str,
     tool: str = "",
     tool_use_id: str = "",
+    agent_id: str = "",
 ) -> None:
     write(
         HookRecord(
@@ -59,5 +62,6 @@ def record(
             text=text,
             tool=tool,
             tool_use_id=tool_use_id,
+            agent_id=agent_id,
         )
     )

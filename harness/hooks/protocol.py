@@ -19,6 +19,8 @@ class HookInput(BaseModel):
 
     session_id: str = Field(min_length=1)
     hook_event_name: str
+    #: set when a subagent made the call: its list is its own
+    agent_id: str = ""
     transcript_path: str = ""
     cwd: str = ""
     tool_name: str = ""
@@ -30,6 +32,11 @@ class HookInput(BaseModel):
     last_assistant_message: str | None = None
     #: SessionStart: startup, resume, clear or compact
     source: str = ""
+
+    @property
+    def state_key(self) -> str:
+        """Whose list the event is about: the session's main thread, or one subagent."""
+        return f"{self.session_id}--{self.agent_id}" if self.agent_id else self.session_id
 
 
 Answer = dict[str, Any]

@@ -86,6 +86,18 @@ def test_the_first_list_and_other_tools_are_never_refused(hooks: Hooks) -> None:
     assert (first.answer, other.answer) == (None, None)
 
 
+def test_a_subagents_list_is_its_own(hooks: Hooks) -> None:
+    _planned(hooks, "whitelist")
+    subagent = {"agent_id": "a1"}
+    first = hooks.run("whitelist", hooks.todo_write("PreToolUse", todos("Search")) | subagent)
+    assert first.answer is None  # not judged against the main thread's list
+    hooks.run("whitelist", hooks.todo_write("PostToolUse", todos("Search", "Report")) | subagent)
+    dropped = hooks.run("whitelist", hooks.todo_write("PreToolUse", todos("Search")) | subagent)
+    assert "missing ids: #2 'Report'" in json.dumps(dropped.answer)
+    main = hooks.run("whitelist", hooks.todo_write("PreToolUse", todos(*PLAN)))
+    assert main.answer is None
+
+
 def test_the_stored_list_is_the_last_accepted_one(hooks: Hooks) -> None:
     """A denied write changes nothing; an accepted one (PostToolUse) becomes the stored list."""
     _planned(hooks, "textlock")
