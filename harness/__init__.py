@@ -2,7 +2,8 @@
 
 The package is grouped into wings (the README's "Layout" is the map) over a ground floor of
 single modules (metrics, matcher, paths, progress, storage, versions): `suite` (scenarios),
-`todo` (designs), `episode` (the agent loop and its gate), `scoring`, `models` (the simulated
+`todo` (designs), `episode` (the agent loop and its gate), `sessions` (products' session
+records), `hooks` (the seed's fixes as Claude Code hooks), `scoring`, `models` (the simulated
 agent, providers), `audit` (real sessions), `results` (the published summary and its
 renderings), `run` (tasks, runner, `run_benchmark`) and `cli`.
 """

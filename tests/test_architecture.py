@@ -20,6 +20,7 @@ WINGS = (
     "todo",
     "episode",
     "sessions",
+    "hooks",
     "scoring",
     "models",
     "audit",

@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 from harness.episode.workspace import Workspace, perform
+from harness.suite.cli_tools import JOURNAL
 from harness.suite.workspace_tools import BY_NAME
 
-#: the environment variable naming the episode's journal file
-JOURNAL = "TODO_BENCH_JOURNAL"
+__all__ = ["JOURNAL", "main"]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 
-from harness.cli import compare, power, publishing, run, scenarios, sessions, submissions
+from harness.cli import compare, hooks, power, publishing, run, scenarios, sessions, submissions
 from harness.cli.args import Parser
 from harness.errors import UsageError
 from harness.models.sim.profiles import ProfileError
@@ -17,7 +17,7 @@ from harness.storage import StoreError
 from harness.suite.scenario import ScenarioError
 
 #: the command groups, in the order `--help` lists them
-GROUPS = (run, publishing, submissions, compare, power, sessions, scenarios)
+GROUPS = (run, publishing, submissions, compare, power, sessions, scenarios, hooks)
 DESCRIPTION = (
     "Run the benchmark, publish and compare its results, audit real sessions, check scenarios."
 )

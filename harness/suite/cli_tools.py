@@ -20,6 +20,9 @@ Call = tuple[str, dict[str, Any]]
 
 #: the command that runs a seed workspace tool inside a CLI episode
 HELPER = "todo-bench-tool"
+#: the environment variable naming the episode's journal of helper calls (written by the
+#: helper, read by the episode and by the hooks' gates)
+JOURNAL = "TODO_BENCH_JOURNAL"
 #: the line the episode adds to the CLI's system prompt; the workspace root follows the colon
 WORKSPACE_LINE = "The task's workspace (your working directory) is: "
 _ROOT = re.compile(re.escape(WORKSPACE_LINE) + r"(\S+)")

@@ -11,6 +11,8 @@ class TextLockStore(RewriteStore):
 
     name: ClassVar[str] = "L1-textlock"
     TOOLS: ClassVar[tuple[str, ...]] = ("todo", "rename_todo")
+    #: what the refusal says to do instead (a product without `rename_todo` says otherwise)
+    RENAME_HINT: ClassVar[str] = "use rename_todo to rename"
 
     def check_write(self, items: list[TodoItem]) -> None:
         super().check_write(items)
@@ -20,5 +22,5 @@ class TextLockStore(RewriteStore):
             lines = [f"#{item.id} must keep its text '{stored[item.id]}'" for item in changed]
             raise TodoRejected(
                 "Update rejected: todo text cannot change in a rewrite "
-                "(use rename_todo to rename). " + "; ".join(lines) + ".\n" + self._current()
+                f"({self.RENAME_HINT}). " + "; ".join(lines) + ".\n" + self._current()
             )

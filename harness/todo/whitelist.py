@@ -11,6 +11,8 @@ class WhitelistStore(TextLockStore):
 
     name: ClassVar[str] = "L2-whitelist"
     TOOLS: ClassVar[tuple[str, ...]] = ("todo", "rename_todo", "add_todo", "delete_todo")
+    #: what the refusal says to do instead (a product without these tools says otherwise)
+    EDIT_HINT: ClassVar[str] = "use add_todo / delete_todo to add or remove"
 
     def check_write(self, items: list[TodoItem]) -> None:
         stored = {item.id: item.text for item in self.items}
@@ -29,9 +31,6 @@ class WhitelistStore(TextLockStore):
                     parts.append("unknown ids: " + ", ".join(f"#{i}" for i in unknown))
                 raise TodoRejected(
                     "Update rejected: the list must contain exactly the stored ids "
-                    "(use add_todo / delete_todo to add or remove). "
-                    + "; ".join(parts)
-                    + ".\n"
-                    + self._current()
+                    f"({self.EDIT_HINT}). " + "; ".join(parts) + ".\n" + self._current()
                 )
         super().check_write(items)

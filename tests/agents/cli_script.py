@@ -26,6 +26,8 @@ Turn = Callable[[str], list[Call]] | None
 SCRIPT: list[Turn] = []
 #: main-loop requests answered so far (module-level: inspect caches the model instance)
 TURNS = [0]
+#: the messages each main-loop request was sent, in order
+SEEN: list[list[ChatMessage]] = []
 FINAL = "All tasks are complete."
 
 
@@ -53,6 +55,7 @@ class CliScript(ModelAPI):
         system = "\n".join(m.text for m in input if isinstance(m, ChatMessageSystem))
         root = workspace_root(system) or ""
         turn = SCRIPT[TURNS[0]] if TURNS[0] < len(SCRIPT) else None
+        SEEN.append(list(input))
         TURNS[0] += 1
         calls = turn(root) if turn is not None else []
         output = ModelOutput.from_content(self.model_name, FINAL if not calls else "")
@@ -70,3 +73,4 @@ def play(turns: list[Turn]) -> None:
     """Start a new script."""
     SCRIPT[:] = turns
     TURNS[0] = 0
+    SEEN.clear()

@@ -1,0 +1,55 @@
+"""What the chosen fixes answer to one event: the event's JSON in, the answer and what to
+journal out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.hooks import gate, inject, listlock
+from harness.hooks.journal import Action
+from harness.hooks.protocol import Answer, HookInput, block, context, deny
+from harness.hooks.state import TODO_TOOL, HookState, apply_todo_write
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The answer on stdout (None: nothing) and the journal's line (None: nothing to say)."""
+
+    answer: Answer | None = None
+    action: Action | None = None
+    text: str = ""
+
+
+NOTHING = Outcome()
+
+
+def handle(fixes: tuple[str, ...], payload: HookInput, state: HookState) -> Outcome:
+    """The fixes' answer to one event (the state is updated in place)."""
+    event = payload.hook_event_name
+    if event == "PreToolUse":
+        if payload.tool_name != TODO_TOOL or not {"textlock", "whitelist"} & set(fixes):
+            return NOTHING
+        reason = listlock.refusal(state, fixes, payload.tool_input.get("todos"))
+        return NOTHING if reason is None else Outcome(deny(reason), "denied", reason)
+    if event == "PostToolUse":
+        if payload.tool_name == TODO_TOOL:  # the call ran: its list is the stored one now
+            apply_todo_write(state, payload.tool_input.get("todos"))
+        gate.observe(state, fixes, payload)
+        return _injected(fixes, state, event)
+    if event == "UserPromptSubmit":
+        return _injected(fixes, state, event)
+    if event == "SessionStart":
+        return _injected(fixes, state, event) if payload.source == "compact" else NOTHING
+    if event == "Stop":
+        refusal = gate.review(state, fixes, payload)
+        if refusal is None:
+            return NOTHING
+        if not gate.spend(state, payload.stop_hook_active):
+            return Outcome(None, "let_through", f"{refusal.reason}: {gate.max_blocks()} spent")
+        return Outcome(block(refusal.reply), "blocked", f"{refusal.reason}: {refusal.reply}")
+    return NOTHING
+
+
+def _injected(fixes: tuple[str, ...], state: HookState, event: str) -> Outcome:
+    text = inject.list_context(state) if "inject" in fixes else None
+    return NOTHING if text is None else Outcome(context(event, text), "injected", text)

@@ -1,0 +1,39 @@
+"""A Claude Code tool call in the seed's terms, for the gates' trackers: `Write`, `Edit` and
+`Read` on a workspace file are the seed's `write_file` / `read_file`; a `Bash` call that runs
+the helper command (`todo-bench-tool`, in benchmark episodes) is the seed calls the helper's
+journal holds; any other call is observed under its own name."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from harness.hooks.state import HookState
+from harness.suite.cli_tools import JOURNAL, from_cli, helper_runs
+
+#: a seed call and whether it succeeded
+Observed = tuple[str, dict[str, Any], bool]
+
+
+def seed_calls(state: HookState, tool: str, args: dict[str, Any], cwd: str) -> list[Observed]:
+    """The calls one successful product call made (the helper's are read once each)."""
+    native = (tool, args)
+    if helper_runs(native):
+        return _helper_calls(state)
+    name, seed_args = from_cli(native, cwd) or native
+    return [(name, seed_args, True)]
+
+
+def _helper_calls(state: HookState) -> list[Observed]:
+    path = os.environ.get(JOURNAL)
+    if not path or not Path(path).is_file():
+        return []
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    new, state.helper_lines = lines[state.helper_lines :], len(lines)
+    calls = []
+    for line in new:
+        entry = json.loads(line)
+        calls.append((str(entry["tool"]), dict(entry["args"]), bool(entry["ok"])))
+    return calls

@@ -1,0 +1,63 @@
+"""Claude Code's hook protocol (2.1.x): the event's JSON on stdin, and the answers on stdout.
+
+Exit codes: 0 with the answer (or nothing) on stdout; 2 is a blocking error whose stderr goes to
+the model; any other code is a non-blocking error that lets the action through. A hook's own
+failure exits 1 (`entry.py`): it never blocks the agent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class HookInput(BaseModel):
+    """The fields of an event's JSON the fixes read (the rest are kept, unread)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    session_id: str = Field(min_length=1)
+    hook_event_name: str
+    #: set when a subagent made the call: its list is its own
+    agent_id: str = ""
+    transcript_path: str = ""
+    cwd: str = ""
+    tool_name: str = ""
+    tool_input: dict[str, Any] = Field(default_factory=dict)
+    tool_use_id: str = ""
+    #: Stop: the agent is already continuing because a Stop hook blocked it
+    stop_hook_active: bool = False
+    #: Stop: the text of the agent's last message
+    last_assistant_message: str | None = None
+    #: SessionStart: startup, resume, clear or compact
+    source: str = ""
+
+    @property
+    def state_key(self) -> str:
+        """Whose list the event is about: the session's main thread, or one subagent."""
+        return f"{self.session_id}--{self.agent_id}" if self.agent_id else self.session_id
+
+
+Answer = dict[str, Any]
+
+
+def deny(reason: str) -> Answer:
+    """PreToolUse: the call does not run; the model reads `reason` as the tool's error."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
+
+
+def context(event: str, text: str) -> Answer:
+    """PostToolUse, UserPromptSubmit, SessionStart: `text` is added to the model's context."""
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+def block(reason: str) -> Answer:
+    """Stop: the agent does not stop; the model reads `reason` and goes on."""
+    return {"decision": "block", "reason": reason}

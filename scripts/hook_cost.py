@@ -1,0 +1,115 @@
+"""What the Claude Code hooks cost per turn (docs/hooks.md): the wall time of one hook process
+for each event with a realistic payload (a session with an eight-item list; the program by its
+console script, as the settings name it), against a bare `python -c pass`; and the tokens of the
+context and refusals they add, by the simulated agent's per-character estimate
+(`harness/models/sim/tokens.py`, calibrated on a real tokenizer).
+
+`python scripts/hook_cost.py [--runs N]` (default 20 per event; about 30 s on 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.episode.prompts import INJECTED_LIST
+from harness.hooks.listlock import refusal
+from harness.hooks.state import HookState, apply_todo_write
+from harness.models.sim.tokens import PER_TEXT_CHAR
+from harness.todo.base import render
+
+PLAN = [
+    "List the files in the workspace",
+    "Read config/settings.ini",
+    "Write src/main.py with the parser",
+    "Write tests/test_main.py",
+    "Export the summary to exports/report.xlsx",
+    "Rename notes.txt to notes.md",
+    "Update README.md with the usage",
+    "Verify the tests pass",
+]
+FIXES = "textlock,whitelist,inject,gate-heuristic"
+
+
+def _todos(done: int) -> list[dict[str, str]]:
+    return [
+        {"content": t, "status": "completed" if i < done else "pending", "activeForm": t}
+        for i, t in enumerate(PLAN)
+    ]
+
+
+def _payloads(cwd: str) -> dict[str, dict[str, Any]]:
+    base = {"session_id": "cost", "transcript_path": "", "cwd": cwd}
+    todo = {"tool_name": "TodoWrite", "tool_input": {"todos": _todos(3)}}
+    write = {"file_path": f"{cwd}/src/main.py", "content": "print(1)\n"}
+    return {
+        "PreToolUse TodoWrite (L1+L2 check)": base | {"hook_event_name": "PreToolUse"} | todo,
+        "PostToolUse Write (inject + gate tick)": base
+        | {"hook_event_name": "PostToolUse", "tool_name": "Write", "tool_input": write},
+        "Stop (heuristic gate)": base
+        | {"hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "Done."},
+    }
+
+
+def _time(command: list[str], payload: str, env: dict[str, str], runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, input=payload, capture_output=True, text=True, env=env, check=True)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def _tokens(text: str) -> int:
+    return round(len(text) * PER_TEXT_CHAR)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=20)
+    runs = parser.parse_args().runs
+    program = str(Path(sys.executable).parent / "todo-bench-hook")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "TODO_BENCH_HOOK_STATE": tmp, "TODO_BENCH_HOOK_MAX_BLOCKS": "1000"}
+        seed = _payloads(tmp)["PreToolUse TodoWrite (L1+L2 check)"] | {
+            "hook_event_name": "PostToolUse"
+        }
+        subprocess.run(
+            [program, FIXES],
+            input=json.dumps(seed),
+            text=True,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        print(f"| event | median ms | p90 ms |  (hook program: {FIXES}; {runs} runs each)")
+        print("|---|---|---|")
+        bare = _time([sys.executable, "-c", "pass"], "", env, runs)
+        print(f"| bare `python -c pass` | {statistics.median(bare):.0f} | "
+              f"{statistics.quantiles(bare, n=10)[-1]:.0f} |")  # fmt: skip
+        for name, payload in _payloads(tmp).items():
+            times = _time([program, FIXES], json.dumps(payload), env, runs)
+            print(f"| {name} | {statistics.median(times):.0f} | "
+                  f"{statistics.quantiles(times, n=10)[-1]:.0f} |")  # fmt: skip
+    state = HookState(session_id="cost")
+    apply_todo_write(state, _todos(3))
+    injected = INJECTED_LIST.format(rendered=render(state.items))
+    dropped = refusal(state, ("whitelist",), _todos(3)[:-1]) or ""
+    print(
+        f"\ninjected context, {len(PLAN)} items: {len(injected)} chars, ~{_tokens(injected)} tokens"
+    )
+    print(f"whitelist refusal (one item dropped): ~{_tokens(dropped)} tokens")
+    per_item = (_tokens(injected) - _tokens(INJECTED_LIST.format(rendered=""))) / len(PLAN)
+    print(f"per item of the list: ~{per_item:.0f} tokens")
+
+
+if __name__ == "__main__":
+    main()

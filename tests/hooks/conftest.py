@@ -1,0 +1,85 @@
+"""Run the hook program as Claude Code does: a process, the event's JSON on stdin."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.hooks.journal import HOOK_JOURNAL, HookRecord
+from harness.hooks.state import HOOK_STATE
+
+
+@dataclass
+class Reply:
+    code: int
+    answer: dict[str, Any] | None
+    stderr: str
+
+
+@dataclass
+class Hooks:
+    """The hook program in one session, with its state folder and journal in tmp_path."""
+
+    tmp: Path
+    session: str = "s1"
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            **os.environ,
+            HOOK_STATE: str(self.tmp / "state"),
+            HOOK_JOURNAL: str(self.tmp / "journal.jsonl"),
+        }
+
+    def run(self, fixes: str, payload: dict[str, Any] | str, **env: str) -> Reply:
+        text = payload if isinstance(payload, str) else json.dumps(payload)
+        done = subprocess.run(
+            [sys.executable, "-m", "harness.hooks", fixes],
+            input=text,
+            capture_output=True,
+            text=True,
+            env={**self.env, **env},
+            timeout=60,
+            check=False,
+        )
+        answer = json.loads(done.stdout) if done.stdout.strip() else None
+        return Reply(done.returncode, answer, done.stderr)
+
+    def event(self, event: str, **fields: Any) -> dict[str, Any]:
+        return {
+            "session_id": self.session,
+            "transcript_path": "",
+            "cwd": str(self.tmp),
+            "hook_event_name": event,
+            **fields,
+        }
+
+    def todo_write(self, event: str, todos: list[dict[str, str]]) -> dict[str, Any]:
+        return self.event(event, tool_name="TodoWrite", tool_input={"todos": todos})
+
+    def journal(self) -> list[HookRecord]:
+        path = self.tmp / "journal.jsonl"
+        if not path.is_file():
+            return []
+        lines = path.read_text(encoding="utf-8").splitlines()
+        return [HookRecord.model_validate_json(line) for line in lines]
+
+
+def todos(*texts: str, done: tuple[str, ...] = ()) -> list[dict[str, str]]:
+    """A TodoWrite list: the texts, those in `done` completed, the rest pending."""
+    return [
+        {"content": t, "status": "completed" if t in done else "pending", "activeForm": t}
+        for t in texts
+    ]
+
+
+@pytest.fixture
+def hooks(tmp_path: Path) -> Hooks:
+    return Hooks(tmp_path)
