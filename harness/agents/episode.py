@@ -105,6 +105,8 @@ class CliEpisode:
         if not any(t.name in self.product.todo_tools for t in tools):
             return None
         self.settle(messages)
+        if self.final_text is not None:
+            self._blocked(self.final_text)
         if self.turn >= self.scenario.max_turns:
             raise BudgetSpent(f"the scenario's {self.scenario.max_turns} turns are spent")
         self.turn += 1
@@ -143,6 +145,22 @@ class CliEpisode:
             self._record(call.id, tool, args, text, ok)
         while self._journaled(""):  # helper runs the calls above did not account for
             pass
+
+    def _blocked(self, text: str) -> None:
+        """The product went on after a turn with no tool call: a Stop hook refused the claim
+        (the hooks' journal says so too: `build` checks)."""
+        self.final_text = None
+        self.slots.append(
+            ClaimEvent(turn=self.turn, blocked=True, ending=classify_ending(text), **self._claim())
+        )
+
+    def _claim(self) -> dict[str, Any]:
+        snapshot = self.tracker.snapshot()
+        return {
+            "state": self.tracker.summary(),
+            "done": snapshot["done"],
+            "total": snapshot["total"],
+        }
 
     def _journaled(self, call_id: str) -> bool:
         lines = (
@@ -220,18 +238,13 @@ class CliEpisode:
     def _end(self, ended: str | None) -> None:
         self.ledger.turns = self.turn
         if ended is not None or self.final_text is None:
-            self.ledger.end_reason = "budget_exhausted"
+            # a budget spent while a Stop hook was refusing the last claim is the gate's doing
+            last = self.ledger.events[-1] if self.ledger.events else None
+            blocked_last = isinstance(last, ClaimEvent) and last.blocked
+            self.ledger.end_reason = "gate_exhausted" if blocked_last else "budget_exhausted"
             return
-        snapshot = self.tracker.snapshot()
         ending = classify_ending(self.final_text)
         self.ledger.events.append(
-            ClaimEvent(
-                turn=self.turn,
-                blocked=False,
-                ending=ending,
-                state=self.tracker.summary(),
-                done=snapshot["done"],
-                total=snapshot["total"],
-            )
+            ClaimEvent(turn=self.turn, blocked=False, ending=ending, **self._claim())
         )
         self.ledger.end_reason = ending

@@ -8,10 +8,12 @@ for the simulated agent and scripted models only (`harness/agents/sandboxes.py` 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from inspect_ai.agent import as_solver
@@ -20,6 +22,7 @@ from inspect_swe import claude_code
 
 from harness import progress
 from harness.agents.episode import BudgetSpent, CliEpisode, RecordMismatch
+from harness.agents.hooked import HookJournal, disagreements, hook_records, install_hooks
 from harness.agents.install import binary
 from harness.agents.toolcmd import JOURNAL
 from harness.agents.turns import one_at_a_time
@@ -52,20 +55,20 @@ def cli_agent(product: CliProduct) -> Solver:
         journal = home / "todo-bench-journal.jsonl"
         episode = CliEpisode(product, scenario, workspace, journal)
         path = _search_path(product)
-        # inspect-swe finds a `version="sandbox"` CLI on the sandbox's PATH (the host's here)
-        os.environ["PATH"] = path + os.pathsep + os.environ.get("PATH", "")
+        hooks = install_hooks(product, scenario, workspace.root, home)
         agent = claude_code(
             version="sandbox",
             model_config=product.model_config_id,
             cwd=str(workspace.root),
-            env={**product.env, "HOME": str(home), JOURNAL: str(journal), "PATH": path},
+            env={**product.env, **hooks, "HOME": str(home), JOURNAL: str(journal), "PATH": path},
             filter=episode.filter,
             system_prompt=workspace_note(str(workspace.root)),
         )
         ended: str | None = None
         try:
             async with one_at_a_time():
-                state = await as_solver(agent)(state, generate)
+                with _host_env(PATH=path, HOME=str(home)):
+                    state = await as_solver(agent)(state, generate)
         except Exception as failure:  # the CLI crashed, hung or was stopped at its budget
             if not _caused_by(failure, BudgetSpent):
                 raise
@@ -74,6 +77,9 @@ def cli_agent(product: CliProduct) -> Solver:
             try:
                 episode.settle(state.messages)
                 ledger, problems = await episode.build(_product_record(home), ended)
+                journaled = hook_records(home)
+                problems += disagreements(journaled, ledger)
+                state.store_as(HookJournal).records = [r.model_dump() for r in journaled]
                 record = state.store_as(EpisodeRecord)
                 record.ledger_json = ledger.model_dump_json()
                 record.checks = [c.model_dump() for c in run_checks(workspace, scenario)]
@@ -88,6 +94,28 @@ def cli_agent(product: CliProduct) -> Solver:
         return state
 
     return solve
+
+
+@contextlib.contextmanager
+def _host_env(**values: str) -> Iterator[None]:
+    """The process's environment while a CLI runs: the local sandbox runs its commands with it.
+    inspect-swe finds a `version="sandbox"` CLI on its PATH, and writes the CLI's settings into
+    its `$HOME/.claude/`: the episode's fresh HOME, never the user's own."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(
+        {
+            name: value + (os.pathsep + (saved[name] or "") if name == "PATH" else "")
+            for name, value in values.items()
+        }
+    )
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _product_record(home: Path) -> list[CallRecord]:

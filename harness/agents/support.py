@@ -32,5 +32,6 @@ def agent_record(product: CliProduct, left_out: dict[str, str]) -> AgentRecord:
         version=installed_version(product) or "not installed",
         switches=dict(product.env),
         model_config_id=product.model_config_id,
+        hooks=list(product.hooks),
         left_out=left_out,
     )

@@ -235,7 +235,8 @@ def agents_table(summary: Summary, fmt: str = "github") -> str | None:
         [
             v.variant,
             f"{v.agent.product} ({v.agent.package} {v.agent.version})",
-            " ".join(f"{k}={value}" for k, value in sorted(v.agent.switches.items())),
+            " ".join(f"{k}={value}" for k, value in sorted(v.agent.switches.items()))
+            + (f"; hooks: {', '.join(v.agent.hooks)}" if v.agent.hooks else ""),
             "; ".join(f"{k}: {why}" for k, why in v.agent.left_out.items()) or "none",
         ]
         for v in summary.variants

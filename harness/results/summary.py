@@ -84,6 +84,9 @@ class AgentRecord(BaseModel):
     version: str
     switches: dict[str, str]
     model_config_id: str = Field(description="the model id the CLI was told it talks to")
+    hooks: list[str] = Field(
+        default_factory=list, description="the seed's fixes installed as its hooks (docs/hooks.md)"
+    )
     left_out: dict[str, str] = Field(default_factory=dict, description="scenario: reason")
 
 

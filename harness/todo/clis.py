@@ -34,6 +34,13 @@ class CliProduct(BaseModel):
     #: the model id the CLI is told it talks to: an id it knows, so it offers its full tool set
     #: (the bridge answers with the eval's model whatever the id)
     model_config_id: str = "claude-sonnet-4-5"
+    #: the seed's fixes installed as the product's hooks (`harness/hooks/`), by fix name
+    hooks: tuple[str, ...] = ()
+
+    @property
+    def base(self) -> str:
+        """The shipped product's row name, without hook switches."""
+        return self.name.split("+")[0]
 
 
 #: what every Claude Code row sets: no telemetry, no update check, no other traffic (the
@@ -76,3 +83,67 @@ PRODUCTS: dict[str, CliProduct] = {
 }
 #: `--variants agents`
 AGENTS: tuple[str, ...] = tuple(PRODUCTS)
+
+#: a CLI row's switch on the board -> the hook fix it installs (`harness/hooks/fixes.py`):
+#: the seed's L1, L2 and L4 and the two completion gates, named as the harness's own rows name
+#: the same fixes (`L1-textlock`, `L2-whitelist`, `+inject`, `+gate`, `+heuristic`)
+HOOK_SWITCHES: dict[str, str] = {
+    "textlock": "textlock",
+    "whitelist": "whitelist",
+    "inject": "inject",
+    "gate": "gate-oracle",
+    "heuristic": "gate-heuristic",
+}
+#: the fixes that read and judge the product's TodoWrite list; the oracle gate judges the
+#: scenario from the calls and the workspace, so it works on any product
+_TODOWRITE_ONLY = ("textlock", "whitelist", "inject", "heuristic")
+#: `--variants agents-hooks`: Claude Code's TodoWrite row with each fix, and with the stack,
+#: beside the harness's own loop with the same fixes
+AGENTS_HOOKS: tuple[str, ...] = (
+    "cli/claude-code-todowrite",
+    *(f"cli/claude-code-todowrite+{s}" for s in HOOK_SWITCHES),
+    "cli/claude-code-todowrite+whitelist+inject+gate",
+    "cli/claude-code-tasks",
+    "cli/claude-code-tasks+gate",
+    "L0-rewrite",
+    "L1-textlock",
+    "L2-whitelist",
+    "L0-rewrite+inject",
+    "L0-rewrite+gate",
+    "L0-rewrite+heuristic",
+    "L2-whitelist+inject+gate",
+)
+
+
+def hook_switches(product: CliProduct) -> tuple[str, ...]:
+    """The hook switches a product's row takes."""
+    if product.todo_tools == ("TodoWrite",):
+        return tuple(HOOK_SWITCHES)
+    return tuple(s for s in HOOK_SWITCHES if s not in _TODOWRITE_ONLY)
+
+
+def with_hooks(product: CliProduct, switches: tuple[str, ...]) -> CliProduct:
+    """The product with the fixes of the board's `switches` installed (in HOOK_SWITCHES'
+    order); ValueError names a switch it does not take or a second gate."""
+    wrong = [s for s in switches if s not in hook_switches(product)]
+    if wrong:
+        takes = ", ".join("+" + s for s in hook_switches(product)) or "none"
+        raise ValueError(
+            f"variant '{product.name}+{'+'.join(switches)}': {product.name} takes no "
+            f"+{', +'.join(wrong)} (its hook switches: {takes})"
+        )
+    if {"gate", "heuristic"} <= set(switches):
+        raise ValueError(
+            f"variant '{product.name}+{'+'.join(switches)}': +gate (oracle) and +heuristic are "
+            "two gates"
+        )
+    ordered = tuple(s for s in HOOK_SWITCHES if s in switches)
+    if not ordered:
+        return product
+    return product.model_copy(
+        update={
+            "name": product.name + "".join(f"+{s}" for s in ordered),
+            "title": f"{product.title} + hooks: {', '.join(ordered)}",
+            "hooks": tuple(HOOK_SWITCHES[s] for s in ordered),
+        }
+    )

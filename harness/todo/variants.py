@@ -7,7 +7,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.todo.clis import AGENTS, PRODUCTS, CliProduct
+from harness.todo.clis import AGENTS, AGENTS_HOOKS, PRODUCTS, CliProduct, with_hooks
 
 LEVEL_NAMES = {
     "L0": "L0-rewrite",
@@ -53,6 +53,7 @@ SEED_FACTORIAL = tuple(
 SETS["seed-factorial"] = SEED_FACTORIAL
 #: `--variants agents`: the shipping CLIs with their own todo tools (`harness/todo/clis.py`)
 SETS["agents"] = AGENTS
+SETS["agents-hooks"] = AGENTS_HOOKS
 
 
 class Variant(BaseModel):
@@ -74,6 +75,8 @@ class Variant(BaseModel):
     loop_controller: bool = False
     #: lift the demo's 20-item cap (for studies of long lists; not a design of its own)
     uncapped: bool = False
+    #: a shipping agent's row: the board's hook switches installed into it (`HOOK_SWITCHES`)
+    hooks: tuple[str, ...] = ()
 
     @property
     def design(self) -> str:
@@ -82,11 +85,15 @@ class Variant(BaseModel):
 
     @property
     def cli(self) -> CliProduct | None:
-        """The shipping agent this variant runs, or None for the harness's own loop."""
-        return PRODUCTS.get(self.level)
+        """The shipping agent this variant runs (with its hooks), or None for the harness's
+        own loop."""
+        product = PRODUCTS.get(self.level)
+        return None if product is None else with_hooks(product, self.hooks)
 
     @property
     def label(self) -> str:
+        if self.level in PRODUCTS:
+            return with_hooks(PRODUCTS[self.level], self.hooks).name
         if self.level == "L3" and self.inject:
             name = "L4-inject"
         else:
@@ -110,11 +117,11 @@ class Variant(BaseModel):
         flags = {p.lower() for p in parts[1:]}
         unknown = flags - set(SWITCHES)
         if parts[0] in PRODUCTS:
-            if flags or inject or gate:
-                raise ValueError(
-                    f"variant '{name}': a shipping agent runs as it ships, with no switches"
-                )
-            return cls(level=parts[0])
+            if inject or gate:
+                raise ValueError(f"variant '{name}': name a shipping agent's hooks in its name")
+            switches = tuple(p.lower() for p in parts[1:])
+            product = with_hooks(PRODUCTS[parts[0]], switches)  # ValueError: says what is wrong
+            return cls(level=parts[0], hooks=tuple(product.name.split("+")[1:]))
         if not head:
             from harness.todo.registry import designs
 

@@ -1,0 +1,83 @@
+"""A CLI row's hooks (`cli/claude-code-todowrite+whitelist` and the like): the seed's fixes
+(`harness/hooks/`) installed as the product's project settings in the episode's workspace, and
+their journal read back and checked against the episode's ledger.
+
+The project's `.claude/settings.json`, not the user's: inspect-swe rewrites
+`$HOME/.claude/settings.json` when it starts the CLI. The CLI episode leaves `.claude/` out of
+the workspace's files, so the settings are no part of the task's work.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.util import StoreModel
+from pydantic import Field
+
+from harness.episode.ledger import ClaimEvent, Ledger, TodoEvent
+from harness.hooks.gate import SCENARIO
+from harness.hooks.install import install
+from harness.hooks.journal import HOOK_JOURNAL, HookRecord
+from harness.hooks.state import HOOK_STATE
+from harness.suite.scenario import Scenario
+from harness.todo.clis import CliProduct
+
+#: the hook program, from the environment the run itself runs in
+PROGRAM = Path(sys.executable).parent / "todo-bench-hook"
+
+
+class HookJournal(StoreModel):
+    """The hooks' journal of one episode, in the sample's store (so `inspect view` shows every
+    refusal, injection, blocked stop and failure of the hooks)."""
+
+    records: list[dict[str, Any]] = Field(default_factory=list)
+
+
+def install_hooks(
+    product: CliProduct, scenario: Scenario, workspace: Path, home: Path
+) -> dict[str, str]:
+    """Install the product's hooks into the workspace; the environment they need (empty for a
+    product without hooks)."""
+    if not product.hooks:
+        return {}
+    install(workspace, product.hooks, str(PROGRAM))
+    env = {HOOK_JOURNAL: str(home / "hooks.jsonl"), HOOK_STATE: str(home / "hook-state")}
+    if "gate-oracle" in product.hooks:
+        path = home / "scenario.json"
+        path.write_text(scenario.model_dump_json(), encoding="utf-8")
+        env[SCENARIO] = str(path)
+    return env
+
+
+def hook_records(home: Path) -> list[HookRecord]:
+    """What the hooks journaled in one episode, in order."""
+    path = home / "hooks.jsonl"
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [HookRecord.model_validate_json(line) for line in lines if line.strip()]
+
+
+def disagreements(records: list[HookRecord], ledger: Ledger) -> list[str]:
+    """Where the hooks' journal and the ledger (built from the product's record and the
+    bridge) disagree: a denied TodoWrite the product did not refuse, or blocked stops in one
+    and not the other. Empty when they agree."""
+    main = [r for r in records if not r.agent_id]
+    todo = {e.call_id: e for e in ledger.of(TodoEvent)}
+    problems = [
+        f"the hooks denied {r.tool} call {r.tool_use_id}; the product's record shows it accepted"
+        for r in main
+        if r.action == "denied"
+        and (event := todo.get(r.tool_use_id)) is not None
+        and event.accepted
+    ]
+    blocked = sum(1 for r in main if r.action == "blocked")
+    claims = sum(1 for c in ledger.of(ClaimEvent) if c.blocked)
+    if blocked != claims:
+        problems.append(
+            f"the hooks blocked {blocked} stop(s); the product went on after {claims} final "
+            "answer(s)"
+        )
+    return problems
