@@ -26,10 +26,10 @@ def _fake_install(folder: Path, version: str) -> None:
     exe.write_text("#!/bin/sh\n")
 
 
-def test_agents_is_a_set_of_cli_variants_that_take_no_switches() -> None:
+def test_agents_is_the_set_of_shipped_cli_variants_and_the_loop_switches_are_refused() -> None:
     assert [v.label for v in parse_variants("agents")] == list(PRODUCTS)
-    with pytest.raises(ValueError, match="no switches"):
-        parse_variants("cli/claude-code-tasks+gate")
+    with pytest.raises(ValueError, match="takes no"):
+        parse_variants("cli/claude-code-tasks+completion-loop")
 
 
 def test_a_missing_or_other_version_is_refused_with_how_to_install(
