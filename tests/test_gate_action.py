@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +168,63 @@ def test_a_refused_comparison_is_said_in_the_comment(tmp_path: Path) -> None:
     body = (out / "comment" / "body.md").read_text(encoding="utf-8")
     assert body.startswith(MARKER)
     assert "refused the comparison" in body and "    error: not comparable" in body
+
+
+@pytest.mark.heavy  # a pip install of todo-bench and the design into a new venv (~15 s)
+def test_the_install_step_installs_todo_bench_and_the_design_and_the_gate_runs_on_them(
+    repo: Path, tmp_path: Path
+) -> None:
+    """The whole action, its install step included: todo-bench from the action's own checkout
+    (a copy of this one) with its constraints, the design package from the repository. The
+    dependencies and the build backend come from this environment (a .pth file; pip sees them
+    installed) and pip may use no index: nothing is fetched."""
+    skip = {".venv", ".git", "results", "build", ".mypy_cache", ".pytest_cache", ".local-llm"}
+    source = tmp_path / "todo-bench"
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=lambda d, names: [
+            n
+            for n in names
+            if (n in skip and Path(d) == ROOT) or n.endswith(".egg-info") or n == "__pycache__"
+        ],
+    )
+    venv = tmp_path / "venv"
+    # without its own pip and setuptools: this environment's (setuptools >= 70.1 builds wheels)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    site = subprocess.run(
+        [str(python), "-c", purelib], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    (Path(site) / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    inputs = gate_inputs(repo / ".github/workflows/todo-bench.yml")
+    inputs["design"] = ""  # the installed package registers keep-done: no --design needed
+    env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONPATH"}}
+    env["PATH"] = f"{venv / 'bin'}:{env.get('PATH', '')}"
+    # offline: no index, and the build backend is this environment's setuptools (pip reads
+    # PIP_NO_BUILD_ISOLATION=false as --no-build-isolation)
+    env.update(PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="false")
+    run = run_action(
+        source / ".github/actions/todo-bench-gate/action.yml",
+        inputs,
+        cwd=repo,
+        github=PULL_REQUEST,
+        temp=temp,
+        env=env,
+    )
+    logs = "\n".join(s.log for s in run.steps)
+    assert not run.failed, logs[-5000:]
+    assert run.step("install").outcome == "success"
+    assert "todo-bench 0.1.0" in run.step("install").log
+    where = "import harness, keepdone_todos; print(harness.__file__, keepdone_todos.__file__)"
+    found = subprocess.run(
+        [str(python), "-c", where], cwd=tmp_path, env=env, capture_output=True, text=True
+    ).stdout.split()
+    assert found and all(path.startswith(site) for path in found), found
+    assert run.step("compare").outputs == {"exit-code": "0"}, logs[-5000:]
 
 
 # -- the comment poster, with a stand-in for the gh command -------------------------------
