@@ -11,6 +11,11 @@ RUN=(--model sim/sloppy --seed 0 --display none)
 rm -rf results/runs/sim_sloppy-s0-e3-*
 $TB run "${RUN[@]}" --variants headline --epochs 3 --publish results/latest >/dev/null  # make bench
 cp results/latest/summary.json results/baseline/summary.json          # the regression baseline
+# the example repository's gate baseline: the inputs of examples/gate_repo's workflow
+gate=$(mktemp -d)
+(cd examples/gate_repo && "../../$TB" run "${RUN[@]}" --design keepdone_todos:KeepDoneStore \
+  --variants keep-done --scenarios short,user-turn --epochs 2 --out "$gate" --fresh >/dev/null)
+cp "$gate/summary.json" examples/gate_repo/todo-bench/baseline.json && rm -rf "$gate"
 $TB report results/latest  # rendered again even where the numbers stand (publish code changes)
 $TB run "${RUN[@]}" --variants products --epochs 3 --out results/products --fresh >/dev/null
 $TB report results/products

@@ -30,6 +30,9 @@ from harness.metrics import WATCHED as WATCHED  # declared once; tests read it f
 from harness.results.stats import Test, holm, paired_test
 from harness.results.summary import Summary
 
+#: what an exact comparison's failing row says in place of a p-value
+EXACT_CHANGE = "changed (exact comparison: any change fails)"
+
 Verdict = Literal["regression", "improvement", "changed", "not significant", "unchanged", "missing"]
 
 
@@ -162,8 +165,9 @@ def _judge(test: Test, exact: bool, alpha: float, tolerance: float) -> Finding:
         )
     if exact:
         # a deterministic model gives the same numbers for the same inputs: any change, even
-        # one that cancels out on average, is news
-        note = "worse on average" if worse else "not worse on average"
+        # one that cancels out on average, is news; a p-value would read as a verdict it is not
+        side = "worse" if worse else "better" if test.delta else "the same"
+        note = f"{EXACT_CHANGE}; {side} on average"
         return Finding(
             variant=test.variant, metric=test.metric, verdict="changed", test=test, detail=note
         )
@@ -178,7 +182,8 @@ def _judge(test: Test, exact: bool, alpha: float, tolerance: float) -> Finding:
     )
 
 
-def _row(f: Finding) -> list[object]:
+def _row(f: Finding, exact: bool) -> list[object]:
+    """A finding's cells; the exact comparison tests nothing, so it shows no p-value."""
     t = f.test
     if t is None:
         return [f.variant, f.metric, f.verdict, "", "", "", "", "", f.detail]
@@ -189,7 +194,7 @@ def _row(f: Finding) -> list[object]:
         f"{t.base_mean:.3f}",
         f"{t.new_mean:.3f}",
         f"{t.delta:+.3f} [{t.ci_low:+.3f}, {t.ci_high:+.3f}]",
-        f"{t.p_holm:.4f}",
+        "" if exact else f"{t.p_holm:.4f}",
         t.n,
         f.detail or t.method,
     ]
@@ -226,7 +231,7 @@ def render(
     if quiet:
         head += f" {quiet} change(s) not significant at alpha {result.alpha} (shown, not failing)."
     table = tabulate(
-        [_row(f) for f in shown],
+        [_row(f, result.exact) for f in shown],
         headers=HEADERS,
         tablefmt="github" if fmt == "md" else "simple",
         disable_numparse=True,
@@ -241,7 +246,9 @@ def junit(result: Comparison) -> str:
         name = html.escape(f"{f.variant} {f.metric}", quote=True)
         body = ""
         if f.verdict in ("regression", "changed", "missing"):
-            message = html.escape(" ".join(str(c) for c in _row(f)[2:] if c != ""), quote=True)
+            message = html.escape(
+                " ".join(str(c) for c in _row(f, result.exact)[2:] if c != ""), quote=True
+            )
             body = f'<failure message="{message}" type="{f.verdict}"/>'
         cases.append(f'  <testcase classname="todo-bench.compare" name="{name}">{body}</testcase>')
     failures = sum(f.verdict in ("regression", "changed", "missing") for f in result.findings)

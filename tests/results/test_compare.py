@@ -83,6 +83,27 @@ def test_changes_that_cancel_out_still_fail_exactly() -> None:
     assert compare(summary(a), summary(b)).failed
 
 
+def test_an_exact_failure_says_changed_and_shows_no_p_value() -> None:
+    # it used to read "p (Holm) 1.0000 ... not worse on average", which looks like a pass
+    a = run({"s": [1.0, 0.0], "t": [1.0, 1.0]}, model="sim/x", epochs=2)
+    b = run({"s": [0.0, 1.0], "t": [1.0, 0.0]}, model="sim/x", epochs=2)
+    result = compare(summary(a), summary(b))
+    (finding,) = [f for f in result.findings if f.verdict != "unchanged"]
+    assert finding.test is not None
+    p_value = f"{finding.test.p_holm:.4f}"
+    for text in (render(result), render(result, "md"), junit(result)):
+        (line,) = [line for line in text.splitlines() if "task_success" in line]
+        assert "changed (exact comparison: any change fails); worse on average" in line, line
+        assert p_value not in line and "not worse" not in line, line
+
+
+def test_a_statistical_comparison_still_shows_its_p_value() -> None:
+    result = compare(summary(run(suite(20))), summary(run(suite(14))))
+    (finding,) = [f for f in result.findings if f.verdict == "regression"]
+    assert finding.test is not None and f"{finding.test.p_holm:.4f}" in render(result)
+    assert "exact comparison" not in render(result) + junit(result)
+
+
 def test_a_missing_variant_fails() -> None:
     base = summarize([run(suite(20)), run(suite(20)).model_copy(update={"variant": "L3"})], seed=0)
     result = compare(base, summary(run(suite(20))))
