@@ -62,6 +62,8 @@ def test_claude_code_meets_the_whitelist_the_injection_and_the_gate(
     path = os.pathsep.join([str(binary(PRODUCT).parent), "/usr/bin", "/bin"])
     # inspect-swe finds a `version="sandbox"` CLI on the sandbox's PATH (the host's here)
     monkeypatch.setenv("PATH", path + os.pathsep + os.environ.get("PATH", ""))
+    # inspect-swe writes the CLI's settings into the sandbox's $HOME: the test's, not the user's
+    monkeypatch.setenv("HOME", str(home))
     agent = as_solver(
         claude_code(
             version="sandbox",
