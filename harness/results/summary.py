@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import yaml
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
@@ -90,7 +90,22 @@ class AgentRecord(BaseModel):
     left_out: dict[str, str] = Field(default_factory=dict, description="scenario: reason")
 
 
-class VariantSummary(BaseModel):
+class _OmitsAbsent(BaseModel):
+    """A model whose fields named in `_absent_when_none` are left out of its JSON while None:
+    fields added later, so files written without them stay byte for byte what they were."""
+
+    _absent_when_none: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _without_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for name in self._absent_when_none:
+            if getattr(self, name) is None:
+                data.pop(name, None)
+        return data
+
+
+class VariantSummary(_OmitsAbsent):
     variant: str
     episodes: int = Field(ge=0)
     metrics: dict[str, Stat]
@@ -103,13 +118,8 @@ class VariantSummary(BaseModel):
     per_episode: list[EpisodeScores] = Field(default_factory=list)
     agent: AgentRecord | None = Field(None, description="a shipping agent's row; absent otherwise")
 
-    @model_serializer(mode="wrap")
-    def _without_absent_agent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # the harness's own rows stay byte for byte what they were before the field
-        data: dict[str, Any] = handler(self)
-        if self.agent is None:
-            data.pop("agent", None)
-        return data
+    # the harness's own rows stay byte for byte what they were before the field
+    _absent_when_none: ClassVar[tuple[str, ...]] = ("agent",)
 
 
 class Provenance(BaseModel):
@@ -203,7 +213,7 @@ class SequentialRecord(BaseModel):
     reason: str
 
 
-class Summary(BaseModel):
+class Summary(_OmitsAbsent):
     """The published result of one run; the leaderboard is rendered from it."""
 
     schema_version: int = Field(SCHEMA_VERSION, ge=OLDEST_SCHEMA_VERSION, le=SCHEMA_VERSION)
@@ -222,13 +232,8 @@ class Summary(BaseModel):
         None, description="a --until-decided run's looks and why it stopped; absent otherwise"
     )
 
-    @model_serializer(mode="wrap")
-    def _without_absent_record(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # a fixed-size run's summary.json stays byte for byte what it was before the field
-        data: dict[str, Any] = handler(self)
-        if self.sequential is None:
-            data.pop("sequential", None)
-        return data
+    # a fixed-size run's summary.json stays byte for byte what it was before the field
+    _absent_when_none: ClassVar[tuple[str, ...]] = ("sequential",)
 
 
 def variant_order(name: str) -> tuple[int, str]:
