@@ -1,27 +1,11 @@
-"""Which scenarios a shipping agent's episode can take today: user turns and compactions need
-the product's own channels (a follow-up message in the session, its compaction command), which
-the CLI episode does not drive yet, so such a scenario is left out of a CLI row, with its
-reason, rather than run without its feature or counted as a failure."""
+"""What the board says about a shipping agent's row: its product, version, switches, hooks and
+the scenarios it left out (`harness/suite/agent_ready.py` says which and why)."""
 
 from __future__ import annotations
 
 from harness.agents.install import installed_version
 from harness.results.summary import AgentRecord
-from harness.suite.scenario import Scenario
 from harness.todo.clis import CliProduct
-
-
-def unsupported(scenario: Scenario) -> str | None:
-    """Why a CLI episode cannot run this scenario as written, or None if it can."""
-    missing = [
-        what
-        for what, present in (
-            ("user turns", scenario.user_turns),
-            ("compaction", scenario.compactions),
-        )
-        if present
-    ]
-    return " and ".join(missing) or None
 
 
 def agent_record(product: CliProduct, left_out: dict[str, str]) -> AgentRecord:

@@ -38,6 +38,8 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
         for line in lines:
             print(line)
         print(f"{len(paths)} scenario files checked: {len(lines)} problems", file=sys.stderr)
+        if code != 2:
+            print(_agent_readiness(paths), file=sys.stderr)
         return code
     if args.action == "validate":
         return _validate(
@@ -53,9 +55,26 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
         scenarios = load_scenarios(Path(args.scenario_dir))
     from tabulate import tabulate
 
-    rows = [[s.id, ",".join(s.tags), len(s.subtasks), s.title] for s in scenarios]
-    print(tabulate(rows, headers=["id", "tags", "subtasks", "title"], tablefmt="github"))
+    from harness.suite.agent_ready import readiness
+
+    rows = [[s.id, ",".join(s.tags), len(s.subtasks), readiness(s), s.title] for s in scenarios]
+    headers = ["id", "tags", "subtasks", "cli rows", "title"]
+    print(tabulate(rows, headers=headers, tablefmt="github"))
     return 0
+
+
+def _agent_readiness(paths: list[Path]) -> str:
+    """Which checked scenarios the shipping agents' rows (`cli/...`) can take, and why not."""
+    from harness.suite.agent_ready import unsupported
+
+    scenarios = [s for p in paths for s in load_file(p)]
+    out = {s.id: why for s in scenarios if (why := unsupported(s))}
+    line = (
+        f"agent-ready (the cli/... rows take them): {len(scenarios) - len(out)} of {len(scenarios)}"
+    )
+    if out:
+        line += "; not yet: " + ", ".join(f"{sid} ({why})" for sid, why in out.items())
+    return line
 
 
 def _validate(files: list[Path], folder: str) -> int:

@@ -203,7 +203,7 @@ def _check_agents(
     """A shipping agent's CLI must be installed; with a real model it runs on the host only
     when asked by name; scenarios it cannot take yet are left out of its row, said here."""
     from harness.agents.install import binary
-    from harness.agents.support import unsupported
+    from harness.suite.agent_ready import unsupported
 
     clis = [v.cli for v in variants if v.cli is not None]
     for product in clis:

@@ -86,7 +86,8 @@ def build_task(
     }
     if chosen.cli is not None:
         from harness.agents.solver import cli_agent
-        from harness.agents.support import agent_record, unsupported
+        from harness.agents.support import agent_record
+        from harness.suite.agent_ready import unsupported
 
         # said when the run starts (harness/run/prepare.py) and on the board; never run
         # without its feature, never counted as a failure

@@ -53,6 +53,10 @@ def test_the_oracle_solves_agent_ready_scenarios_through_claude_code(
             assert score[fault] == 0.0, fault
 
 
+MAIN = "def add(a, b):\n    return a + b\n"
+TEST = "from main import add\n\nassert add(2, 3) == 5\n"
+
+
 def _todos(*rows: tuple[str, str]) -> dict[str, Any]:
     return {"todos": [{"content": t, "status": s, "activeForm": t} for t, s in rows]}
 
@@ -132,3 +136,63 @@ def test_a_reworded_task_and_an_early_tick_are_counted_from_claude_code_s_record
     assert score["todo_updates"] == 4.0 and score["rejected_updates"] == 0.0
     assert score["dropped_todos"] == 0.0
     assert score["false_completion"] == 1.0
+
+
+def test_the_hook_row_counts_a_denied_rewrite_and_a_blocked_stop_from_the_products_record(
+    tmp_path: Path,
+) -> None:
+    """`+whitelist+gate` installs the seed's L2 and the oracle gate as Claude Code's own hooks:
+    the rewrite that drops test.py is denied (the list keeps it), the early "done" is blocked,
+    the agent finishes, and the board counts exactly one of each."""
+    cli_script.play(
+        [
+            lambda root: [
+                (
+                    "TodoWrite",
+                    _todos(
+                        ("Write main.py", "in_progress"),
+                        ("Write test.py", "pending"),
+                        ("Verify by reading main.py", "pending"),
+                    ),
+                )
+            ],  # fmt: skip
+            lambda root: [("Write", {"file_path": f"{root}/main.py", "content": MAIN})],
+            lambda root: [
+                (
+                    "TodoWrite",
+                    _todos(
+                        ("Write main.py", "completed"), ("Verify by reading main.py", "pending")
+                    ),
+                )
+            ],  # fmt: skip
+            None,  # "All tasks are complete." with test.py unwritten: the Stop hook blocks
+            lambda root: [
+                ("Write", {"file_path": f"{root}/test.py", "content": TEST}),
+                ("Read", {"file_path": f"{root}/main.py"}),
+            ],
+            lambda root: [
+                (
+                    "TodoWrite",
+                    _todos(
+                        ("Write main.py", "completed"),
+                        ("Write test.py", "completed"),
+                        ("Verify by reading main.py", "completed"),
+                    ),
+                )
+            ],  # fmt: skip
+            None,
+        ]
+    )
+    log = _run("cli/claude-code-todowrite+whitelist+gate", "main_and_test", "cliscript/x", tmp_path)
+    (score,) = _scores(log)
+    assert score["rejected_updates"] == 1.0
+    assert score["dropped_todos"] == 0.0  # the denied rewrite changed nothing
+    assert score["blocked_completions"] == 1.0
+    assert score["false_completion"] == 0.0 and score["gate_exhausted"] == 0.0
+    assert score["task_success"] == 1.0
+    assert log.samples is not None
+    journal = log.samples[0].store["HookJournal:records"]
+    assert [(r["event"], r["action"]) for r in journal] == [
+        ("PreToolUse", "denied"),
+        ("Stop", "blocked"),
+    ]
