@@ -26,6 +26,7 @@ from harness.agents.hooked import HookJournal, disagreements, hook_records, inst
 from harness.agents.install import binary
 from harness.agents.toolcmd import JOURNAL
 from harness.agents.turns import one_at_a_time
+from harness.agents.watchdog import Watchdog
 from harness.episode.checks import run_checks
 from harness.episode.record import EpisodeRecord, scenario_of
 from harness.episode.workspace import Workspace
@@ -56,19 +57,20 @@ def cli_agent(product: CliProduct) -> Solver:
         episode = CliEpisode(product, scenario, workspace, journal)
         path = _search_path(product)
         hooks = install_hooks(product, scenario, workspace.root, home)
+        watchdog = Watchdog(product.cli)
         agent = claude_code(
             version="sandbox",
             model_config=product.model_config_id,
             cwd=str(workspace.root),
             env={**product.env, **hooks, "HOME": str(home), JOURNAL: str(journal), "PATH": path},
-            filter=episode.filter,
+            filter=watchdog.wrap(episode.filter),
             system_prompt=workspace_note(str(workspace.root)),
         )
         ended: str | None = None
         try:
             async with one_at_a_time():
                 with _host_env(PATH=path, HOME=str(home)):
-                    state = await as_solver(agent)(state, generate)
+                    state = await watchdog.run(lambda: as_solver(agent)(state, generate))
         except Exception as failure:  # the CLI crashed, hung or was stopped at its budget
             if not _caused_by(failure, BudgetSpent):
                 raise

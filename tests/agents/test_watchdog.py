@@ -1,0 +1,54 @@
+"""A CLI that stops asking the model without exiting is stopped and named; one that waits on a
+slow model, or finishes, is not."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from harness.agents.watchdog import DEFAULT_IDLE, IDLE_SECONDS, CliHung, Watchdog, idle_limit
+
+
+def test_an_idle_cli_is_stopped_with_the_cause_named() -> None:
+    watchdog = Watchdog("claude-code", limit=0.2)
+
+    async def hangs() -> str:
+        await anyio.sleep(30)
+        return "never"
+
+    with pytest.raises(
+        CliHung, match="claude-code made no model request and did not exit for 0.2 s"
+    ):
+        anyio.run(watchdog.run, hangs)
+
+
+def test_time_the_model_spends_answering_is_not_idle() -> None:
+    watchdog = Watchdog("codex", limit=0.2)
+
+    async def slow_model(*args: object) -> str:
+        await anyio.sleep(0.6)  # three limits inside one answer
+        return "answer"
+
+    async def cli() -> str:
+        answer: str = await watchdog.wrap(slow_model)()
+        return answer
+
+    assert anyio.run(watchdog.run, cli) == "answer"
+
+
+def test_a_cli_that_finishes_returns_its_result_at_once() -> None:
+    async def quick() -> int:
+        return 7
+
+    assert anyio.run(Watchdog("opencode", limit=5).run, quick) == 7
+
+
+@pytest.mark.parametrize(
+    ("named", "limit"),
+    [("30", 30.0), ("", DEFAULT_IDLE), ("x", DEFAULT_IDLE), ("-1", DEFAULT_IDLE)],
+)
+def test_the_limit_comes_from_the_environment_or_the_default(
+    named: str, limit: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(IDLE_SECONDS, named)
+    assert idle_limit() == limit
