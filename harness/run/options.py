@@ -1,6 +1,13 @@
-"""The options of a run, declared once: `todo-bench run`'s flags are built from these fields
-(`harness/cli/run.py`), and `run_benchmark` takes them as its plan. Each field's description is
-its `--help` text; `flag` names a short form, `metavar` the value's name in the help.
+"""The options of a task and of a run, each declared once.
+
+- `TaskOptions`: one variant's task, the parameters of the `todo_bench` @task (`-T NAME=VALUE`;
+  its signature and docstring are made from these fields by `task_parameters`) and of
+  `build_task`.
+- `RunOptions`: `todo-bench run`'s flags, built from its fields (`harness/cli/run.py`); the plan
+  `run_benchmark` takes. The options it shares with the task are the task's fields, reused.
+
+Each field's description is its `--help` text; `flag` names a short form, `metavar` the value's
+name in the help.
 
     from harness.run.options import RunOptions
     RunOptions(variants="L0-rewrite,L3-granular", epochs=1)
@@ -8,10 +15,14 @@ its `--help` text; `flag` names a short form, `metavar` the value's name in the 
 
 from __future__ import annotations
 
+import copy
+import inspect
 import os
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.fields import FieldInfo
 
 from harness.metrics import DEFAULT_PAIRED_METRICS
 from harness.results.summary import PRICES
@@ -38,6 +49,77 @@ def _sequential(default: Any, description: str, **bounds: Any) -> Any:
     return Field(default, description=f"with --until-decided: {description}", **bounds)
 
 
+class TaskOptions(BaseModel):
+    """One variant's task: what `build_task` and the `todo_bench` @task take."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    variant: str = Field(
+        "L0-rewrite",
+        description="L0-rewrite ... L4-inject, a product design (cc-todowrite, cc-tasks, "
+        "codex-plan, inspect-todo_write), a shipping agent (cli/...) or a registered design, "
+        "with its switches (+inject, +gate, +heuristic, +uncapped, ...)",
+    )
+    inject: bool = Field(
+        False, description="inject the current list into every prompt (what L4 adds to L3)"
+    )
+    gate: bool = Field(
+        False,
+        description='add the completion gate: the agent\'s "done" is refused until every '
+        "subtask is ticked",
+    )
+    scenarios: str = Field("all", description="comma-separated ids or tags")
+    scenario_dir: str | None = Field(
+        None, description="folder of scenario YAML files (default: the shipped suite)"
+    )
+    max_turns: int | None = Field(
+        None, ge=1, description="cap every scenario's turn budget (for slow real models)"
+    )
+    designs: str | None = Field(
+        None, description="comma-separated MODULE:CLASS todo designs to register first"
+    )
+    heuristic_rules: str | None = Field(
+        None,
+        description="keyword table of the +heuristic gate (default: the shipped "
+        "heuristic_rules.yaml)",
+        json_schema_extra=_cli(metavar="FILE"),
+    )
+
+
+def _shared(name: str) -> Any:
+    """A task option the run takes as it is: the task's field, declared there once."""
+    field: FieldInfo = copy.copy(TaskOptions.model_fields[name])
+    return field
+
+
+#: the task options a run passes on to every variant's task as they are (the variant and the
+#: designs it passes in the task's form; inject and gate are part of the variant's label)
+PASSED_TO_TASK = ("scenarios", "scenario_dir", "max_turns", "heuristic_rules")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def task_parameters(function: F) -> F:
+    """Give a `def f(**options)` the TaskOptions fields as its parameters and its docstring's
+    `Args:` (inspect reads both: `-T` names, the log's task arguments, `inspect list`)."""
+    function.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=field.get_default(call_default_factory=True),
+                annotation=field.annotation,
+            )
+            for name, field in TaskOptions.model_fields.items()
+        ]
+    )
+    args = "\n".join(
+        f"    {name}: {field.description}" for name, field in TaskOptions.model_fields.items()
+    )
+    function.__doc__ = f"{(function.__doc__ or '').strip()}\n\nArgs:\n{args}\n"
+    return function
+
+
 class RunOptions(BaseModel):
     """What to run and how; the fields and defaults of `todo-bench run`'s options."""
 
@@ -56,7 +138,7 @@ class RunOptions(BaseModel):
         description="register your own todo design (a TodoStore subclass) for this run; repeatable",
         json_schema_extra=_cli(metavar="MODULE:CLASS"),
     )
-    scenarios: str | list[str] = Field("all", description="comma-separated ids or tags")
+    scenarios: str | list[str] = _shared("scenarios")
     scenario_dir: str = Field(str(SCENARIO_DIR), description="folder of scenario YAML files")
     epochs: int = Field(
         3,
@@ -67,8 +149,8 @@ class RunOptions(BaseModel):
         json_schema_extra=_cli(why=f" (a run is at most {MAX_EPISODES:,} episodes)"),
     )
     seed: int = Field(0, description="seed of the simulated agent and sampling")
-    gate: bool = Field(False, description="add the completion gate to every variant")
-    inject: bool = Field(False, description="inject the list into every prompt")
+    gate: bool = _shared("gate")
+    inject: bool = _shared("inject")
     out: str | None = Field(
         None,
         description="run folder, a path or an object-store URL such as s3://bucket/prefix "
@@ -83,12 +165,7 @@ class RunOptions(BaseModel):
         json_schema_extra=_cli(metavar="DIR"),
     )
     prices: str = Field(str(PRICES), description="price table (USD per 1M tokens)")
-    heuristic_rules: str | None = Field(
-        None,
-        description="keyword table of the +heuristic gate (default: the shipped "
-        "heuristic_rules.yaml)",
-        json_schema_extra=_cli(metavar="FILE"),
-    )
+    heuristic_rules: str | None = _shared("heuristic_rules")
     fresh: bool = Field(False, description="discard an earlier run in the folder")
     local_sandbox: bool = Field(
         False,
@@ -109,9 +186,7 @@ class RunOptions(BaseModel):
     max_tokens: int = Field(
         1024, ge=1, description="max output tokens per model reply (real models)"
     )
-    max_turns: int | None = Field(
-        None, ge=1, description="cap every scenario's turn budget (for slow real models)"
-    )
+    max_turns: int | None = _shared("max_turns")
     retry_attempts: int = Field(2, ge=0, description="eval-set task retries")
     workers: int = Field(
         default_factory=lambda: min(2, os.cpu_count() or 1),

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from harness import progress, storage
 from harness.progress import RunProgress
 from harness.run import heap
-from harness.run.options import OWN_DISPLAY
+from harness.run.options import OWN_DISPLAY, PASSED_TO_TASK
 from harness.todo.variants import Variant
 
 
@@ -68,11 +68,8 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
 
     task_args = {
         "variant": variant.label,
-        "scenarios": plan.scenarios,
-        "scenario_dir": plan.scenario_dir,
-        "max_turns": plan.max_turns,
+        **{name: getattr(plan, name) for name in PASSED_TO_TASK},
         "designs": ",".join(plan.designs) or None,
-        "heuristic_rules": plan.heuristic_rules,
     }
     # inspect's "none" display still renders its rich task table to a console nobody sees
     # (about 0.6 s of CPU per variant here); its "log" display renders nothing, and with the

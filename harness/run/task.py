@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -12,6 +13,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from harness.episode import prompts
 from harness.episode.gate.heuristic import load_table
 from harness.episode.loop import todo_agent
+from harness.run.options import TaskOptions
 from harness.scoring.scorer import todo_scorer
 from harness.suite.scenario import SCENARIO_DIR, Scenario, load_scenarios, select
 from harness.todo.registry import load as load_design
@@ -49,37 +51,18 @@ def eval_entry() -> Callable[..., Task]:
     return entry
 
 
-def build_task(
-    variant: str = "L0-rewrite",
-    inject: bool = False,
-    gate: bool = False,
-    scenarios: str = "all",
-    scenario_dir: str | None = None,
-    max_turns: int | None = None,
-    designs: str | None = None,
-    heuristic_rules: str | None = None,
-) -> Task:
-    """Run every selected scenario under one todo design.
-
-    Args:
-        variant: L0-rewrite ... L4-inject, a product design or a registered one, with its
-            switches (+inject, +gate, +heuristic, +uncapped, ...; `harness/todo/variants.py`).
-        inject: Inject the current list into every prompt (what L4 adds to L3).
-        gate: Refuse the agent's "done" until every subtask is ticked.
-        scenarios: Comma-separated scenario ids or tags, or "all".
-        scenario_dir: Directory of scenario YAML files (default: the shipped suite).
-        max_turns: Cap on every scenario's turn budget (slow real models).
-        designs: Comma-separated `module:Class` designs to register before `variant` is read.
-        heuristic_rules: A keyword table for the +heuristic gate (default: the seed's table).
-    """
-    for spec in (designs or "").split(","):
+def build_task(variant: str = "L0-rewrite", **options: Any) -> Task:
+    """Run every selected scenario under one todo design; the options are `TaskOptions`'
+    (an unknown one, or a value of the wrong type, is a ValidationError naming it)."""
+    given = TaskOptions(variant=variant, **options)
+    for spec in (given.designs or "").split(","):
         if spec.strip():
             load_design(spec.strip())
-    chosen = Variant.parse(variant, inject=inject, gate=gate)
-    pool = load_scenarios(Path(scenario_dir) if scenario_dir else SCENARIO_DIR)
-    if max_turns is not None:
-        pool = [s.model_copy(update={"max_turns": min(s.max_turns, max_turns)}) for s in pool]
-    chosen_scenarios = select(pool, scenarios)
+    chosen = Variant.parse(given.variant, inject=given.inject, gate=given.gate)
+    pool = load_scenarios(Path(given.scenario_dir) if given.scenario_dir else SCENARIO_DIR)
+    if (cap := given.max_turns) is not None:
+        pool = [s.model_copy(update={"max_turns": min(s.max_turns, cap)}) for s in pool]
+    chosen_scenarios = select(pool, given.scenarios)
     metadata: dict[str, object] = {
         "variant": chosen.label,
         "prompt_version": prompts.PROMPT_VERSION,
@@ -96,7 +79,7 @@ def build_task(
         solver, sandbox = cli_agent(chosen.cli), "local"
         metadata["agent"] = agent_record(chosen.cli, left_out).model_dump()
     else:
-        rules = load_table(Path(heuristic_rules)) if heuristic_rules else None
+        rules = load_table(Path(given.heuristic_rules)) if given.heuristic_rules else None
         solver, sandbox = todo_agent(chosen, rules), None
     return Task(
         dataset=scenario_samples(chosen_scenarios),

@@ -11,7 +11,7 @@ from pydantic import Field
 from harness.cli import build_parser
 from harness.cli import run as run_command
 from harness.cli.args import Parser
-from harness.run.options import RunOptions
+from harness.run.options import PASSED_TO_TASK, RunOptions, TaskOptions
 
 
 def _run_parser(options: type[RunOptions]) -> argparse.ArgumentParser:
@@ -64,3 +64,37 @@ def test_bounds_and_choices_come_from_the_declaration(
     with pytest.raises(SystemExit):
         build_parser().parse_args(["run", flag, value])
     assert refusal in capsys.readouterr().err
+
+
+def test_the_task_s_options_are_its_parameters_and_the_run_reuses_them_as_declared() -> None:
+    """The @task's signature and `Args:` come from TaskOptions; an option the run shares with
+    the task is the task's field (same default, bounds and help), and every option the run
+    passes on is one the task takes."""
+    import inspect
+
+    from evals.todo_bench import todo_bench
+
+    parameters = inspect.signature(todo_bench).parameters
+    assert list(parameters) == list(TaskOptions.model_fields)
+    for name, field in TaskOptions.model_fields.items():
+        assert parameters[name].default == field.default
+        assert f"    {name}: {field.description}" in (todo_bench.__doc__ or "")
+    shared = set(TaskOptions.model_fields) & set(RunOptions.model_fields)
+    assert {"gate", "inject", "scenarios", "max_turns", "heuristic_rules"} <= shared
+    for name in shared - {"scenario_dir"}:  # the run names the shipped folder, the task None
+        task_field, run_field = TaskOptions.model_fields[name], RunOptions.model_fields[name]
+        assert run_field.description == task_field.description, name
+        assert run_field.default == task_field.default, name
+        assert run_field.metadata == task_field.metadata, name
+    assert set(PASSED_TO_TASK) <= shared
+
+
+def test_a_task_option_it_does_not_take_or_of_the_wrong_type_is_named() -> None:
+    from pydantic import ValidationError
+
+    from harness.run.task import build_task
+
+    with pytest.raises(ValidationError, match="max_turn\n  Extra inputs are not permitted"):
+        build_task("L0-rewrite", max_turn=3)
+    with pytest.raises(ValidationError, match="max_turns\n  Input should be greater than"):
+        build_task("L0-rewrite", max_turns=0)
