@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: agents install lock bench test test-slow test-fast lint perf perf-instructions scaling cluster-scaling real-model clean regress baseline report paper site
+.PHONY: agents install lock bench test test-slow test-fast lint perf perf-instructions perf-agents scaling cluster-scaling real-model clean regress baseline report paper site
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,11 @@ test-fast: $(STAMP)
 perf: $(STAMP)
 	$(BIN)/python -m compileall -q harness evals
 	$(BIN)/python scripts/perf.py
+
+# a shipping CLI through the harness against bare inspect-swe, and the CLI's start-up (make agents
+# first; about 3 minutes)
+perf-agents: $(STAMP)
+	$(BIN)/python scripts/agents_perf.py
 
 # the same comparison in instructions executed (valgrind's callgrind): deterministic where CPU
 # time on a shared machine is not; valgrind is installed from Debian if missing

@@ -72,8 +72,9 @@ def test_the_task_s_options_are_its_parameters_and_the_run_reuses_them_as_declar
     passes on is one the task takes."""
     import inspect
 
-    from evals.todo_bench import todo_bench
+    from harness.run.task import eval_entry
 
+    todo_bench = eval_entry()
     parameters = inspect.signature(todo_bench).parameters
     assert list(parameters) == list(TaskOptions.model_fields)
     for name, field in TaskOptions.model_fields.items():
