@@ -17,7 +17,7 @@ from inspect_ai.util import StoreModel
 from pydantic import Field
 
 from harness.episode.ledger import ClaimEvent, Ledger, TodoEvent
-from harness.hooks.gate import SCENARIO
+from harness.hooks.gate import MAX_BLOCKS, SCENARIO
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
@@ -44,6 +44,11 @@ def install_hooks(
         return {}
     install(workspace, product.hooks, str(PROGRAM))
     env = {HOOK_JOURNAL: str(home / "hooks.jsonl"), HOOK_STATE: str(home / "hook-state")}
+    if any(fix.startswith("gate") for fix in product.hooks):
+        # the board's gates refuse until the turn budget is spent, as the harness's own +gate
+        # and +heuristic do, so a row compares the fix and not its bound (a user's install
+        # keeps the deployable bound, harness/hooks/gate.py)
+        env[MAX_BLOCKS] = str(scenario.max_turns)
     if "gate-oracle" in product.hooks:
         path = home / "scenario.json"
         path.write_text(scenario.model_dump_json(), encoding="utf-8")
