@@ -211,7 +211,9 @@ GRACE = 3.0
 
 def _interrupt(pool: ProcessPoolExecutor, futures: list[Future[list[bool]]]) -> None:
     """Stop every worker within GRACE seconds of a Ctrl-C, at once on a second one."""
-    processes = list(getattr(pool, "_processes", {}).values())  # the pool keeps no public list
+    # the pool keeps no public list, and none at all once it has shut down (a worker's own
+    # KeyboardInterrupt, with the driver's SIGINT ignored, reaches the driver that way)
+    processes = list((getattr(pool, "_processes", None) or {}).values())
     try:
         wait(futures, timeout=GRACE)
     except KeyboardInterrupt:

@@ -45,3 +45,19 @@ def test_a_sim_run_imports_no_provider_sdk_and_settles_the_collector(tmp_path: o
     assert int(frozen) > 100_000  # inspect, scipy, statsmodels... are out of the collector's view
     # the collector was off while importing, on for the episode: it made young passes
     assert int(young_passes) > 10
+
+
+def test_an_interrupt_that_arrives_after_the_pool_shut_down_ends_quietly() -> None:
+    """A worker's own KeyboardInterrupt (a SIGINT the workers got and the driver ignored, as a
+    background job's does) surfaces in the driver after the pool has shut down: the workers
+    are gone, and the interrupt goes on to the one-line message, not an AttributeError."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from harness.run.runner import _interrupt
+
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    future = pool.submit(int, "7")
+    assert future.result() == 7
+    pool.shutdown(wait=True)
+    _interrupt(pool, [future])
