@@ -33,6 +33,8 @@ class HookJournal(StoreModel):
     refusal, injection, blocked stop and failure of the hooks)."""
 
     records: list[dict[str, Any]] = Field(default_factory=list)
+    #: the product ended on a stop the hook had blocked (its own cap on blocks in a row)
+    overridden: bool = False
 
 
 def install_hooks(
@@ -65,10 +67,27 @@ def hook_records(home: Path) -> list[HookRecord]:
     return [HookRecord.model_validate_json(line) for line in lines if line.strip()]
 
 
+def overridden(records: list[HookRecord], ledger: Ledger) -> bool:
+    """Whether the product ended the episode on a stop its hook had blocked: Claude Code ends a
+    turn after a number of Stop-hook blocks in a row with no tool call between them
+    (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, 8 by default), and tells the hook nothing. Then the
+    journal's last record is that block and the ledger ends on the claim, unblocked."""
+    main = [r for r in records if not r.agent_id]
+    last = ledger.events[-1] if ledger.events else None
+    return (
+        bool(main)
+        and main[-1].action == "blocked"
+        and isinstance(last, ClaimEvent)
+        and not last.blocked
+        and ledger.end_reason == last.ending
+    )
+
+
 def disagreements(records: list[HookRecord], ledger: Ledger) -> list[str]:
     """Where the hooks' journal and the ledger (built from the product's record and the
     bridge) disagree: a denied TodoWrite the product did not refuse, or blocked stops in one
-    and not the other. Empty when they agree."""
+    and not the other (but the last block the product overrode, see `overridden`). Empty when
+    they agree."""
     main = [r for r in records if not r.agent_id]
     todo = {e.call_id: e for e in ledger.of(TodoEvent)}
     problems = [
@@ -78,7 +97,7 @@ def disagreements(records: list[HookRecord], ledger: Ledger) -> list[str]:
         and (event := todo.get(r.tool_use_id)) is not None
         and event.accepted
     ]
-    blocked = sum(1 for r in main if r.action == "blocked")
+    blocked = sum(1 for r in main if r.action == "blocked") - overridden(records, ledger)
     claims = sum(1 for c in ledger.of(ClaimEvent) if c.blocked)
     if blocked != claims:
         problems.append(

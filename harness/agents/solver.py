@@ -22,7 +22,13 @@ from inspect_swe import claude_code
 
 from harness import progress
 from harness.agents.episode import BudgetSpent, CliEpisode, RecordMismatch
-from harness.agents.hooked import HookJournal, disagreements, hook_records, install_hooks
+from harness.agents.hooked import (
+    HookJournal,
+    disagreements,
+    hook_records,
+    install_hooks,
+    overridden,
+)
 from harness.agents.install import binary
 from harness.agents.toolcmd import JOURNAL
 from harness.agents.turns import one_at_a_time
@@ -81,7 +87,9 @@ def cli_agent(product: CliProduct) -> Solver:
                 ledger, problems = await episode.build(_product_record(home), ended)
                 journaled = hook_records(home)
                 problems += disagreements(journaled, ledger)
-                state.store_as(HookJournal).records = [r.model_dump() for r in journaled]
+                kept = state.store_as(HookJournal)
+                kept.records = [r.model_dump() for r in journaled]
+                kept.overridden = overridden(journaled, ledger)
                 record = state.store_as(EpisodeRecord)
                 record.ledger_json = ledger.model_dump_json()
                 record.checks = [c.model_dump() for c in run_checks(workspace, scenario)]

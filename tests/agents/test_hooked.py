@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from harness.agents.hooked import disagreements
+from harness.agents.hooked import disagreements, overridden
 from harness.episode.ledger import ClaimEvent, Ledger, TodoEvent
 from harness.hooks.fixes import FIXES
 from harness.hooks.journal import HookRecord
@@ -80,3 +80,28 @@ def test_a_denial_the_product_did_not_honour_and_an_unseen_block_are_problems() 
     assert len(problems) == 2
     assert "denied TodoWrite call c1" in problems[0]
     assert "blocked 1 stop(s); the product went on after 0" in problems[1]
+
+
+def _ended_on_a_claim(ledger: Ledger) -> Ledger:
+    ledger.events.append(ClaimEvent(turn=3, blocked=False, ending="claimed_done"))
+    ledger.end_reason = "claimed_done"
+    return ledger
+
+
+def test_a_last_block_the_product_overrode_is_no_disagreement_and_is_kept() -> None:
+    """Claude Code ends a turn after its cap of Stop-hook blocks in a row: the journal's last
+    block is followed by no request, and the episode ends on that claim."""
+    records = [_record("blocked"), _record("blocked")]
+    ledger = _ended_on_a_claim(_ledger(accepted=False, blocked=1))
+    assert overridden(records, ledger)
+    assert disagreements(records, ledger) == []
+
+
+def test_a_block_the_ledger_lacks_is_still_a_problem_unless_the_episode_ended_on_it() -> None:
+    records = [_record("blocked"), _record("blocked"), _record("denied", "c1")]
+    ledger = _ended_on_a_claim(_ledger(accepted=False, blocked=1))
+    assert not overridden(records, ledger)  # the journal's last record is no block
+    assert "blocked 2 stop(s); the product went on after 1" in disagreements(records, ledger)[0]
+    ledger = _ledger(accepted=False, blocked=1)
+    ledger.end_reason = "budget_exhausted"
+    assert not overridden([_record("blocked"), _record("blocked")], ledger)
