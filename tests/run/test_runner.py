@@ -57,7 +57,7 @@ def test_an_interrupt_that_arrives_after_the_pool_shut_down_ends_quietly() -> No
     from harness.run.runner import _interrupt
 
     pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-    future = pool.submit(int, "7")
-    assert future.result() == 7
+    future = pool.submit(list, [True])
+    assert future.result() == [True]
     pool.shutdown(wait=True)
     _interrupt(pool, [future])
