@@ -27,6 +27,9 @@ STANDS_FOR = {
     "TaskUpdate": ("update_todo_status", "rename_todo", "delete_todo"),
     "TaskList": ("list_todos",),
 }
+#: the products' full-list tools write items without ids (`to_product`): the product knows an
+#: item by its text, so ids the agent changes are no fault it can make there
+ID_LESS = frozenset({"TodoWrite", "update_plan", "todo_write"})
 _TASK_LINE = re.compile(
     r"^#(\S+) \[(pending|in_progress|completed)\] (.*?)(?: \(blocked by .*\))?$"
 )

@@ -31,7 +31,7 @@ from harness.models.sim.wording import word_plan
 from harness.suite.cli_tools import NATIVE, to_cli, workspace_root
 from harness.suite.scenario import SCENARIO_DIR, Scenario, load_scenarios
 from harness.suite.workspace_tools import WORKSPACE_TOOLS
-from harness.todo.dialects import classic_names, drivable, seed_view, to_product
+from harness.todo.dialects import ID_LESS, classic_names, drivable, seed_view, to_product
 
 _DEFAULT_CONFIG = GenerateConfig()
 
@@ -129,6 +129,13 @@ class SimModel(ModelAPI):
         faults = [
             f.dump() | {"call_id": calls[f.call].id if f.call is not None and calls else None}
             for f in decision.faults
+            # a renumbering the product's id-less list cannot carry is no fault of the record
+            if not (
+                f.metric == "id_churn"
+                and f.call is not None
+                and calls
+                and calls[f.call].function in ID_LESS
+            )
         ]
         message = ChatMessageAssistant(
             content=decision.text,

@@ -330,3 +330,17 @@ def test_a_start_refused_for_another_active_item_teaches_which(
     )  # fmt: skip
     policy.observe(history, "", tools)
     assert {i.id: i.status for i in memory.seen or []}["2"] == believed
+
+
+@pytest.mark.parametrize("design", ["cc-todowrite", "codex-plan", "inspect-todo_write"])
+def test_the_fault_record_holds_on_a_product_s_id_less_list(tmp_path: Path, design: str) -> None:
+    """A product's full-list tool writes no ids: the sim's renumbering cannot reach the list,
+    so its record must not claim id churn there (it did, and the CLI rows' check failed)."""
+    logs = eval(
+        build_task(design, scenarios="long_list"),
+        model="sim/sloppy",
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert all(log.status == "success" for log in logs)
+    check_fault_record(logs, design, unsure_share=0.0)
