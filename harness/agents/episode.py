@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,8 @@ class CliEpisode:
         self.turn = 0
         self._pending: ChatMessageAssistant | None = None
         self.final_text: str | None = None
+        #: the wall clock (as the hooks' journal keeps it) of the main loop's last request
+        self.last_request = 0.0
 
     @property
     def tracker(self) -> TaskStateTracker:
@@ -104,6 +107,7 @@ class CliEpisode:
         """Each request of the CLI: a turn of the episode if it is the main loop's."""
         if not any(t.name in self.product.todo_tools for t in tools):
             return None
+        self.last_request = time.time()
         self.settle(messages)
         if self.final_text is not None:
             self._blocked(self.final_text)

@@ -67,23 +67,27 @@ def hook_records(home: Path) -> list[HookRecord]:
     return [HookRecord.model_validate_json(line) for line in lines if line.strip()]
 
 
-def overridden(records: list[HookRecord], ledger: Ledger) -> bool:
+def overridden(records: list[HookRecord], ledger: Ledger, last_request: float) -> bool:
     """Whether the product ended the episode on a stop its hook had blocked: Claude Code ends a
     turn after a number of Stop-hook blocks in a row with no tool call between them
     (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, 8 by default), and tells the hook nothing. Then the
-    journal's last record is that block and the ledger ends on the claim, unblocked."""
+    journal has one block more than the ledger, that block came after the product's last
+    model request (`last_request`, wall clock as the journal's), and the ledger ends on the
+    claim, unblocked."""
     main = [r for r in records if not r.agent_id]
+    blocks = [r for r in main if r.action == "blocked"]
+    claims = sum(1 for c in ledger.of(ClaimEvent) if c.blocked)
     last = ledger.events[-1] if ledger.events else None
     return (
-        bool(main)
-        and main[-1].action == "blocked"
+        len(blocks) == claims + 1
+        and blocks[-1].time > last_request
         and isinstance(last, ClaimEvent)
         and not last.blocked
         and ledger.end_reason == last.ending
     )
 
 
-def disagreements(records: list[HookRecord], ledger: Ledger) -> list[str]:
+def disagreements(records: list[HookRecord], ledger: Ledger, last_request: float) -> list[str]:
     """Where the hooks' journal and the ledger (built from the product's record and the
     bridge) disagree: a denied TodoWrite the product did not refuse, or blocked stops in one
     and not the other (but the last block the product overrode, see `overridden`). Empty when
@@ -97,7 +101,8 @@ def disagreements(records: list[HookRecord], ledger: Ledger) -> list[str]:
         and (event := todo.get(r.tool_use_id)) is not None
         and event.accepted
     ]
-    blocked = sum(1 for r in main if r.action == "blocked") - overridden(records, ledger)
+    blocked = sum(1 for r in main if r.action == "blocked")
+    blocked -= overridden(records, ledger, last_request)
     claims = sum(1 for c in ledger.of(ClaimEvent) if c.blocked)
     if blocked != claims:
         problems.append(

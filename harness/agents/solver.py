@@ -86,10 +86,10 @@ def cli_agent(product: CliProduct) -> Solver:
                 episode.settle(state.messages)
                 ledger, problems = await episode.build(_product_record(home), ended)
                 journaled = hook_records(home)
-                problems += disagreements(journaled, ledger)
+                problems += disagreements(journaled, ledger, episode.last_request)
                 kept = state.store_as(HookJournal)
                 kept.records = [r.model_dump() for r in journaled]
-                kept.overridden = overridden(journaled, ledger)
+                kept.overridden = overridden(journaled, ledger, episode.last_request)
                 record = state.store_as(EpisodeRecord)
                 record.ledger_json = ledger.model_dump_json()
                 record.checks = [c.model_dump() for c in run_checks(workspace, scenario)]

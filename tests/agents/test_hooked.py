@@ -38,9 +38,11 @@ def test_a_switch_the_product_cannot_take_is_refused(name: str, said: str) -> No
         Variant.parse(name)
 
 
-def _record(action: str, tool_use_id: str = "", agent_id: str = "") -> HookRecord:
+def _record(
+    action: str, tool_use_id: str = "", agent_id: str = "", time: float = 0.0
+) -> HookRecord:
     return HookRecord(
-        time=0.0,
+        time=time,
         session_id="s",
         event="Stop" if action == "blocked" else "PreToolUse",
         fixes=["whitelist"],
@@ -72,11 +74,11 @@ def _ledger(accepted: bool, blocked: int) -> Ledger:
 
 def test_the_journal_and_the_ledger_agree() -> None:
     records = [_record("denied", "c1"), _record("blocked"), _record("blocked", agent_id="sub")]
-    assert disagreements(records, _ledger(accepted=False, blocked=1)) == []
+    assert disagreements(records, _ledger(accepted=False, blocked=1), 9.0) == []
 
 
 def test_a_denial_the_product_did_not_honour_and_an_unseen_block_are_problems() -> None:
-    problems = disagreements([_record("denied", "c1"), _record("blocked")], _ledger(True, 0))
+    problems = disagreements([_record("denied", "c1"), _record("blocked")], _ledger(True, 0), 9.0)
     assert len(problems) == 2
     assert "denied TodoWrite call c1" in problems[0]
     assert "blocked 1 stop(s); the product went on after 0" in problems[1]
@@ -90,18 +92,28 @@ def _ended_on_a_claim(ledger: Ledger) -> Ledger:
 
 def test_a_last_block_the_product_overrode_is_no_disagreement_and_is_kept() -> None:
     """Claude Code ends a turn after its cap of Stop-hook blocks in a row: the journal's last
-    block is followed by no request, and the episode ends on that claim."""
-    records = [_record("blocked"), _record("blocked")]
+    block comes after the product's last model request, and the episode ends on that claim."""
+    records = [_record("blocked", time=1.0), _record("blocked", time=5.0)]
     ledger = _ended_on_a_claim(_ledger(accepted=False, blocked=1))
-    assert overridden(records, ledger)
-    assert disagreements(records, ledger) == []
+    assert overridden(records, ledger, last_request=3.0)
+    assert disagreements(records, ledger, last_request=3.0) == []
+
+
+def test_a_block_honoured_then_a_stop_let_through_is_no_override() -> None:
+    """The gate blocked once, the product went on, and the gate let the last stop through
+    quietly: the journal's last record is that block, and it is no override."""
+    records = [_record("blocked", time=1.0)]
+    ledger = _ended_on_a_claim(_ledger(accepted=False, blocked=1))
+    assert not overridden(records, ledger, last_request=3.0)
+    assert disagreements(records, ledger, last_request=3.0) == []
 
 
 def test_a_block_the_ledger_lacks_is_still_a_problem_unless_the_episode_ended_on_it() -> None:
-    records = [_record("blocked"), _record("blocked"), _record("denied", "c1")]
+    records = [_record("blocked", time=1.0), _record("blocked", time=2.0)]
     ledger = _ended_on_a_claim(_ledger(accepted=False, blocked=1))
-    assert not overridden(records, ledger)  # the journal's last record is no block
-    assert "blocked 2 stop(s); the product went on after 1" in disagreements(records, ledger)[0]
+    assert not overridden(records, ledger, last_request=3.0)  # both came before the last ask
+    problems = disagreements(records, ledger, last_request=3.0)
+    assert "blocked 2 stop(s); the product went on after 1" in problems[0]
     ledger = _ledger(accepted=False, blocked=1)
     ledger.end_reason = "budget_exhausted"
-    assert not overridden([_record("blocked"), _record("blocked")], ledger)
+    assert not overridden(records, ledger, last_request=0.0)
