@@ -57,7 +57,7 @@ test: $(STAMP)
 	  test $$lint -eq 0 && test $$scenarios -eq 0
 	$(BIN)/pytest -m "not realmodel and not heavy" -q -n 2 --dist loadfile
 
-# the minutes-long suites: 2,000 fuzzed calls per tool, kill-and-resume, the wheel in a fresh
+# the minutes-long suites: 1,000 fuzzed calls per tool, kill-and-resume, the wheel in a fresh
 # venv, the browser and LaTeX checks, the longest sim truth tests (.ci/run runs it after make test)
 test-slow: $(STAMP)
 	$(BIN)/pytest -m "heavy" -q -n 2 --dist loadgroup --durations=12

@@ -4,7 +4,7 @@ of every design and every workspace tool, called directly and through inspect's 
 Each generated call must end as a result or a tool error, add exactly one ledger event, leave
 the store's invariants intact, and, when refused, leave the store and the workspace exactly as
 they were. Nothing outside the workspace may change. `FUZZ_CALLS` (below) says how many calls
-run per tool: a few hundred in the default suite, 2,000 in the slow one.
+run per tool: a few hundred in the default suite, 1,000 in the slow one.
 
 Through inspect's tool path, a call first passes the agent loop's reply guard
 (`harness.episode.reply_guard`), as in an episode, and everything that reaches the log must
@@ -357,7 +357,7 @@ def at_least(
     design: str,
     tmp: Path,
     names: list[str],
-    wanted: int = 2000,
+    wanted: int = 1000,
     hostile_only: bool = False,
 ) -> Counter[str]:
     """Fuzz `names` until each has had `wanted` calls: one run a fifth of it through inspect
@@ -397,15 +397,15 @@ def test_five_hundred_deep_and_surrogate_calls_per_workspace_tool(tmp_path: Path
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("design", DESIGNS)
-def test_two_thousand_calls_per_todo_tool(design: str, tmp_path: Path) -> None:
+def test_a_thousand_calls_per_todo_tool(design: str, tmp_path: Path) -> None:
     todo = tool_names(design)
     seen = at_least(design, tmp_path, todo)
     print(f"{design}: {dict(seen)}")
-    assert min(seen[name] for name in todo) >= 2000, seen
+    assert min(seen[name] for name in todo) >= 1000, seen
 
 
 @pytest.mark.heavy
-def test_two_thousand_calls_per_workspace_tool(tmp_path: Path) -> None:
+def test_a_thousand_calls_per_workspace_tool(tmp_path: Path) -> None:
     seen = at_least("L3-granular", tmp_path, WORKSPACE)
     print(f"workspace: {dict(seen)}")
-    assert min(seen[name] for name in WORKSPACE) >= 2000, seen
+    assert min(seen[name] for name in WORKSPACE) >= 1000, seen
