@@ -24,6 +24,8 @@ from harness.hooks.state import HOOK_STATE
 from harness.suite.scenario import Scenario
 from harness.todo.clis import CliProduct
 
+#: Claude Code's own cap on Stop-hook blocks in a row (default 8; undocumented)
+PRODUCT_BLOCK_CAP = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
 #: the hook program, from the environment the run itself runs in
 PROGRAM = Path(sys.executable).parent / "todo-bench-hook"
 
@@ -48,9 +50,11 @@ def install_hooks(
     env = {HOOK_JOURNAL: str(home / "hooks.jsonl"), HOOK_STATE: str(home / "hook-state")}
     if any(fix.startswith("gate") for fix in product.hooks):
         # the board's gates refuse until the turn budget is spent, as the harness's own +gate
-        # and +heuristic do, so a row compares the fix and not its bound (a user's install
-        # keeps the deployable bound, harness/hooks/gate.py)
+        # and +heuristic do, so a row compares the fix and not its bound: the hook's own bound
+        # (a user's install keeps 3, harness/hooks/gate.py) and the product's, which ends a
+        # turn after 8 blocks in a row and tells the hook nothing
         env[MAX_BLOCKS] = str(scenario.max_turns)
+        env[PRODUCT_BLOCK_CAP] = str(scenario.max_turns)
     if "gate-oracle" in product.hooks:
         path = home / "scenario.json"
         path.write_text(scenario.model_dump_json(), encoding="utf-8")
