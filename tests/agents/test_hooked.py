@@ -4,6 +4,7 @@ take them), and the hooks' journal checked against the ledger (fires and stays q
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +118,26 @@ def test_a_block_the_ledger_lacks_is_still_a_problem_unless_the_episode_ended_on
     ledger = _ledger(accepted=False, blocked=1)
     ledger.end_reason = "budget_exhausted"
     assert not overridden(records, ledger, last_request=0.0)
+
+
+@pytest.mark.parametrize(
+    ("variant", "capped"),
+    [("cli/claude-code-todowrite+gate", True), ("cli/claude-code-todowrite+whitelist", False)],
+)
+def test_a_gate_row_refuses_until_the_budget_and_lifts_the_product_s_cap_too(
+    variant: str, capped: bool, tmp_path: Path
+) -> None:
+    from harness.agents.hooked import PRODUCT_BLOCK_CAP, install_hooks
+    from harness.hooks.gate import MAX_BLOCKS
+    from harness.suite.scenario import load_scenarios, select
+
+    (scenario,) = select(load_scenarios(), "long_list")
+    product = Variant.parse(variant).cli
+    assert product is not None
+    (tmp_path / "ws").mkdir()
+    env = install_hooks(product, scenario, tmp_path / "ws", tmp_path)
+    budget = str(scenario.max_turns)
+    assert (env.get(MAX_BLOCKS), env.get(PRODUCT_BLOCK_CAP)) == (
+        (budget, budget) if capped else (None, None)
+    )
+    assert (tmp_path / "ws" / ".claude" / "settings.json").is_file()
