@@ -34,6 +34,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolError, ToolInfo
 
+from harness.agents.watchdog import StopCli
 from harness.episode.ending import classify_ending
 from harness.episode.gate.tracker import TaskStateTracker
 from harness.episode.ledger import ClaimEvent, Event, Ledger, TodoEvent
@@ -52,7 +53,7 @@ class RecordMismatch(RuntimeError):
     """The product's record and the bridge's view of the episode disagree."""
 
 
-class BudgetSpent(RuntimeError):
+class BudgetSpent(StopCli):
     """The scenario's turn budget is spent: the episode stops the CLI."""
 
 

@@ -77,9 +77,7 @@ def cli_agent(product: CliProduct) -> Solver:
             async with one_at_a_time():
                 with _host_env(PATH=path, HOME=str(home)):
                     state = await watchdog.run(lambda: as_solver(agent)(state, generate))
-        except Exception as failure:  # the CLI crashed, hung or was stopped at its budget
-            if not _caused_by(failure, BudgetSpent):
-                raise
+        except BudgetSpent:  # the watchdog stopped the CLI (a crash or a hang is raised on)
             ended = "budget"
         finally:
             try:
@@ -130,20 +128,3 @@ def _host_env(**values: str) -> Iterator[None]:
 
 def _product_record(home: Path) -> list[CallRecord]:
     return [call for path in claude_code_sessions(home) for call in claude_code_calls(path)]
-
-
-def _caused_by(failure: BaseException, kind: type[BaseException]) -> bool:
-    """Whether `kind` is anywhere in the failure's causes or groups (the bridge and the
-    agent wrap what a filter raised)."""
-    seen: set[int] = set()
-    stack: list[BaseException] = [failure]
-    while stack:
-        error = stack.pop()
-        if id(error) in seen:
-            continue
-        seen.add(id(error))
-        if isinstance(error, kind):
-            return True
-        stack.extend(e for e in (error.__cause__, error.__context__) if e is not None)
-        stack.extend(getattr(error, "exceptions", ()))
-    return False

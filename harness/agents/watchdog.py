@@ -25,6 +25,12 @@ class CliHung(RuntimeError):
     """The CLI made no model request and did not exit within the idle limit."""
 
 
+class StopCli(RuntimeError):
+    """Raised by the episode in the bridge's filter to end the CLI's run at once (the turn
+    budget is spent): the watchdog stops the CLI and `run` raises it. Answering the CLI with
+    an error instead would have it retry with back-off for minutes."""
+
+
 def idle_limit() -> float:
     """The idle limit: `TODO_BENCH_CLI_IDLE_SECONDS`, else 600 s."""
     named = os.environ.get(IDLE_SECONDS, "").strip()
@@ -43,6 +49,8 @@ class Watchdog:
         self.limit = idle_limit() if limit is None else limit
         self._last = time.monotonic()
         self._busy = 0
+        self._scope: anyio.CancelScope | None = None
+        self._stop: StopCli | None = None
 
     def wrap(self, filter: Filter) -> Filter:
         """The filter, timing the CLI's requests: while one is answered the CLI is not idle."""
@@ -51,6 +59,11 @@ class Watchdog:
             self._busy += 1
             try:
                 return await filter(*args)
+            except StopCli as stop:
+                self._stop = stop
+                if self._scope is not None:
+                    self._scope.cancel()
+                raise
             finally:
                 self._busy -= 1
                 self._last = time.monotonic()
@@ -62,8 +75,8 @@ class Watchdog:
         return 0.0 if self._busy else time.monotonic() - self._last
 
     async def run(self, work: Callable[[], Awaitable[T]]) -> T:
-        """`work()`, stopped with CliHung when the CLI idles past the limit (cancelling it
-        stops the CLI's process)."""
+        """`work()`, stopped with CliHung when the CLI idles past the limit, or with the
+        filter's StopCli when the episode ends it (cancelling it stops the CLI's process)."""
         done: list[T] = []
         hung = False
         self._last = time.monotonic()  # waiting for the machine's CLI lock is not idling
@@ -73,13 +86,17 @@ class Watchdog:
             scope.cancel()
 
         async with anyio.create_task_group() as group:
+            self._scope = group.cancel_scope
             group.start_soon(main, group.cancel_scope)
-            while not done:
+            while not done and self._stop is None:
                 await anyio.sleep(min(1.0, self.limit / 10))
                 if self.idle() > self.limit:
                     hung = True
                     group.cancel_scope.cancel()
                     break
+        self._scope = None
+        if self._stop is not None:
+            raise self._stop
         if hung:
             raise CliHung(
                 f"{self.what} made no model request and did not exit for {self.limit:g} s "

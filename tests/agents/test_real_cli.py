@@ -6,6 +6,7 @@ rows; scripted episodes drop an item, reword a task, tick one early and claim "d
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from harness.agents.install import AgentMissing, binary
 from harness.run.task import build_task
 from harness.todo.clis import PRODUCTS
 from tests.agents import cli_script
+from tests.models.sim.test_sim import check_fault_record
 
 pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
 
@@ -39,18 +41,19 @@ def _scores(log: EvalLog) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("variant", ["cli/claude-code-todowrite", "cli/claude-code-tasks"])
-def test_the_oracle_solves_agent_ready_scenarios_through_claude_code(
+def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_claude_code(
     variant: str, tmp_path: Path
 ) -> None:
-    for score in _scores(_run(variant, "excel_export,main_and_test", "sim/oracle", tmp_path)):
-        assert score["task_success"] == 1.0
-        for fault in (
-            "dropped_todos",
-            "mutated_text",
-            "false_todo_completions",
-            "false_completion",
-        ):
-            assert score[fault] == 0.0, fault
+    """sim/oracle solves an agent-ready scenario through the product with no fault; on
+    long_list, sim/sloppy's own record of the faults it made equals what the detectors count
+    from the product's record, episode by episode."""
+    (score,) = _scores(_run(variant, "excel_export", "sim/oracle", tmp_path / "oracle"))
+    assert score["task_success"] == 1.0
+    for fault in ("dropped_todos", "mutated_text", "false_todo_completions", "false_completion"):
+        assert score[fault] == 0.0, fault
+    sloppy = _run(variant, "long_list", "sim/sloppy", tmp_path / "sloppy")
+    totals, _ = check_fault_record([sloppy], variant, unsure_share=0.0)
+    assert sum(totals.values()) > 0, "no fault made: the equality would prove nothing"
 
 
 MAIN = "def add(a, b):\n    return a + b\n"
@@ -196,3 +199,20 @@ def test_the_hook_row_counts_a_denied_rewrite_and_a_blocked_stop_from_the_produc
         ("PreToolUse", "denied"),
         ("Stop", "blocked"),
     ]
+
+
+def test_a_spent_turn_budget_stops_the_cli_at_once(tmp_path: Path) -> None:
+    """At the scenario's budget the episode stops the CLI itself (answering it with an error
+    had Claude Code retry with back-off for minutes, then exit 1: an episode error)."""
+    write: list[cli_script.Turn] = [
+        lambda root: [("Write", {"file_path": f"{root}/main.py", "content": MAIN})]
+    ]
+    cli_script.play(write * 6)
+    started = time.monotonic()
+    log = eval(build_task(variant="cli/claude-code-todowrite", scenarios="main_and_test",
+                          max_turns=3), model="cliscript/x", display="none",
+               log_dir=str(tmp_path))[0]  # fmt: skip
+    assert log.status == "success", log.error
+    (score,) = _scores(log)
+    assert score["budget_exhausted"] == 1.0 and score["turns"] == 3.0
+    assert time.monotonic() - started < 90

@@ -3,10 +3,19 @@ slow model, or finishes, is not."""
 
 from __future__ import annotations
 
+import time
+
 import anyio
 import pytest
 
-from harness.agents.watchdog import DEFAULT_IDLE, IDLE_SECONDS, CliHung, Watchdog, idle_limit
+from harness.agents.watchdog import (
+    DEFAULT_IDLE,
+    IDLE_SECONDS,
+    CliHung,
+    StopCli,
+    Watchdog,
+    idle_limit,
+)
 
 
 def test_an_idle_cli_is_stopped_with_the_cause_named() -> None:
@@ -52,3 +61,24 @@ def test_the_limit_comes_from_the_environment_or_the_default(
 ) -> None:
     monkeypatch.setenv(IDLE_SECONDS, named)
     assert idle_limit() == limit
+
+
+def test_a_stop_the_episode_raises_in_the_filter_ends_the_cli_at_once() -> None:
+    """The turn budget spent: the filter's StopCli cancels the CLI's run (no waiting for the
+    CLI to give up on its own) and is what `run` raises."""
+    watchdog = Watchdog("claude-code", limit=30)
+
+    async def spent(*args: object) -> None:
+        raise StopCli("the scenario's 2 turns are spent")
+
+    async def cli() -> str:
+        try:
+            await watchdog.wrap(spent)()
+        except StopCli:
+            await anyio.sleep(30)  # a CLI would retry the failed request
+        return "never"
+
+    started = time.monotonic()
+    with pytest.raises(StopCli, match="2 turns are spent"):
+        anyio.run(watchdog.run, cli)
+    assert time.monotonic() - started < 5
