@@ -6,6 +6,8 @@ episode never blocks the event loop the running one needs."""
 from __future__ import annotations
 
 import asyncio
+import errno
+import socket
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,6 +20,34 @@ from filelock import FileLock, Timeout
 _LOCAL: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = WeakKeyDictionary()
 #: how often a waiting episode tries the machine's lock again (seconds)
 POLL = 0.2
+#: the local port inspect's bridge serves the CLI's model traffic on (inspect-swe's)
+BRIDGE_PORT = 3001
+
+
+class BridgePortTaken(RuntimeError):
+    """Another process holds the bridge's port while this machine's CLI lock is free."""
+
+
+def check_port_free(port: int = BRIDGE_PORT) -> None:
+    """With the machine's CLI lock held, nothing of ours should hold the bridge's port: if
+    something does, it is a model proxy an interrupted or killed run left behind, or another
+    program; say so, instead of the bridge's `address already in use` deep in a traceback."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # as the bridge's server binds: a closed connection's TIME_WAIT is no holder
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        probe.bind(("127.0.0.1", port))
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        raise BridgePortTaken(
+            f"127.0.0.1:{port}, the port inspect's agent bridge serves the CLI on, is taken by "
+            "another process: a model proxy left by an interrupted run (`pkill -f "
+            "'inspect-sandbox-tools model_proxy'`) or another program; a CLI episode cannot "
+            "start until it is free"
+        ) from None
+    finally:
+        probe.close()
 
 
 def lock_path() -> Path:
@@ -37,6 +67,7 @@ async def one_at_a_time() -> AsyncIterator[None]:
             except Timeout:
                 await asyncio.sleep(POLL)
         try:
+            check_port_free()
             yield
         finally:
             lock.release()

@@ -82,3 +82,20 @@ def test_a_stop_the_episode_raises_in_the_filter_ends_the_cli_at_once() -> None:
     with pytest.raises(StopCli, match="2 turns are spent"):
         anyio.run(watchdog.run, cli)
     assert time.monotonic() - started < 5
+
+
+def test_a_bridge_port_someone_holds_is_named_before_the_cli_starts() -> None:
+    import socket
+
+    from harness.agents.turns import BridgePortTaken, check_port_free
+
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    try:
+        with pytest.raises(BridgePortTaken, match=f"127.0.0.1:{port}.*interrupted run"):
+            check_port_free(port)
+    finally:
+        holder.close()
+    check_port_free(port)  # free again: no error
