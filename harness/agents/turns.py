@@ -54,6 +54,18 @@ def lock_path() -> Path:
     return Path(tempfile.gettempdir()) / "todo-bench-cli-agent.lock"
 
 
+async def _port_freed(wait: float = 5.0) -> None:
+    """The bridge's port, free within `wait` seconds (the previous episode's proxy may still be
+    exiting), else BridgePortTaken."""
+    for _ in range(int(wait / POLL)):
+        try:
+            check_port_free()
+            return
+        except BridgePortTaken:
+            await asyncio.sleep(POLL)
+    check_port_free()
+
+
 @asynccontextmanager
 async def one_at_a_time() -> AsyncIterator[None]:
     """Hold the machine's CLI-episode lock for the block."""
@@ -67,7 +79,7 @@ async def one_at_a_time() -> AsyncIterator[None]:
             except Timeout:
                 await asyncio.sleep(POLL)
         try:
-            check_port_free()
+            await _port_freed()
             yield
         finally:
             lock.release()
