@@ -137,7 +137,7 @@ def render(board: Board) -> str:
             f"{t.new_mean:.2f}",
             f"{t.delta:+.2f} [{t.ci_low:+.2f}, {t.ci_high:+.2f}]",
             t.method,
-            f"{t.p_holm:.2g}",
+            f"{t.p_holm:.2g}" if t.p_holm > 0 else "< 1e-6",
             "yes" if t.p_holm < ALPHA else "no",
             board.achieved_power.get(f"{t.variant} {t.metric}", "-"),
         ]
@@ -176,8 +176,12 @@ def render(board: Board) -> str:
             tablefmt="github",
             disable_numparse=True,
         )
-        + "\n\nAchieved power: the share of simulated runs of this size that reject, drawn from "
-        "a pool of independent field-suite episodes (results/power/study.md).\n"
+        + "\n\nThe tests take the suite's scenarios as fixed (episodes are the draws); the "
+        "plan's closed form and simulation plan for scenarios drawn from a population (a t-test "
+        "on scenario means), a stricter question, so a comparison not planned for can still "
+        "separate here. p-values are rounded to 6 decimals (`< 1e-6`: rounded to 0). Achieved "
+        "power: the share of simulated runs of the planned size that reject by the plan's "
+        "test, drawn from a pool of independent field-suite episodes (results/power/study.md).\n"
     )
 
 
