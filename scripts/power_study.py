@@ -319,7 +319,8 @@ def render(study: Study) -> str:
         "somewhat too narrow.\n\n"
         f"## A/A: false alarms of the sequential gate ({study.reps_aa} repetitions)\n\n"
         f"A variant against itself, the two sides on disjoint pool epochs; {study.looks} looks "
-        f"of {study.batch} epochs x 12 scenarios, alpha {study.alpha} over both metrics "
+        f"of {study.batch} epochs x 12 scenarios, alpha {study.alpha} over the metrics watched "
+        "(both: the run's family; each alone: the whole alpha on it) "
         "(`harness.results.sequential.look`, the code `run --until-decided` runs). A false "
         "alarm: any comparison decided better or worse.\n\n"
         + table(
@@ -431,13 +432,15 @@ def main() -> int:
         print(f"power_study: A/A needs --pool-epochs >= {need}", file=sys.stderr)
         return 2
     aa = []
-    for k, variant in enumerate(AA_VARIANTS):
+    # both watched metrics together (the run's family), then each alone at the whole alpha
+    watched = [list(METRICS), *([m] for m in METRICS)]
+    for k, (variant, metrics) in enumerate((v, m) for v in AA_VARIANTS for m in watched):
         alarms, outcomes = aa_sequential(
-            pool, variant, list(METRICS), args.reps_aa, BATCH, LOOKS, ALPHA, args.seed + k
+            pool, variant, metrics, args.reps_aa, BATCH, LOOKS, ALPHA, args.seed + k
         )
         mean = sum(o.episodes for o in outcomes) / len(outcomes)
         aa.append(
-            AACheck(variant=variant, metrics=list(METRICS), false_alarms=alarms, mean_episodes=mean)
+            AACheck(variant=variant, metrics=metrics, false_alarms=alarms, mean_episodes=mean)
         )
     plans = [
         check(pool, base, new, metric, args, args.seed + 10 * (i + 1))
