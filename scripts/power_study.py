@@ -434,7 +434,7 @@ def main() -> int:
     aa = []
     # both watched metrics together (the run's family), then each alone at the whole alpha
     watched = [list(METRICS), *([m] for m in METRICS)]
-    for k, (variant, metrics) in enumerate((v, m) for v in AA_VARIANTS for m in watched):
+    for k, (metrics, variant) in enumerate((m, v) for m in watched for v in AA_VARIANTS):
         alarms, outcomes = aa_sequential(
             pool, variant, metrics, args.reps_aa, BATCH, LOOKS, ALPHA, args.seed + k
         )
