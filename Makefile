@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: agents install lock bench test test-slow test-fast lint perf perf-instructions perf-agents scaling cluster-scaling real-model clean regress baseline report paper site
+.PHONY: agents install lock bench test test-slow test-fast lint perf perf-instructions perf-agents scaling cluster-scaling real-model clean regress baseline report paper site field-suite power-study
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -87,6 +87,22 @@ perf-instructions: $(STAMP)
 # cost against list length (n = 5 ... 100) per design, capped and uncapped: results/scaling/
 scaling: $(STAMP)
 	$(BIN)/python scripts/scaling.py
+
+# the field-rate power suite (--scenarios field) at sim/field: a pilot, the size it plans, a run of
+# that size and its board (results/field-suite/; a few minutes on one core; issue #42 item 3)
+FIELD_SUITE := --model sim/field --scenarios field --workers 1 --display none --fresh \
+	--variants L0-rewrite,L2-whitelist,L4-inject,L4-inject+gate
+field-suite: $(STAMP)
+	$(BIN)/todo-bench run $(FIELD_SUITE) --epochs 2 --seed 100 --out results/field-suite/pilot
+	$(BIN)/todo-bench run $(FIELD_SUITE) --seed 0 --out results/field-suite/run \
+		--epochs $$($(BIN)/python scripts/field_suite.py --plan)
+	$(BIN)/todo-bench report results/field-suite/run
+	$(BIN)/python scripts/field_suite.py
+
+# the simulation study of todo-bench power's plans and the sequential gate at sim/field:
+# results/power/study.md and study.json (pools cached in build/power-study/; issue #42 item 4)
+power-study: $(STAMP)
+	$(BIN)/python scripts/power_study.py
 
 # one process vs two local workers vs a two-node Ray cluster started here: results/cluster-scaling/
 cluster-scaling: $(STAMP)

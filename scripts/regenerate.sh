@@ -54,6 +54,10 @@ if [ -d ../shared/realtraces ]; then  # the real-session corpus: rates and the r
   $TB replay ../shared/realtraces --format json --out results/field/replay.json >/dev/null
 fi
 .venv/bin/python scripts/field_designs.py >/dev/null
+# the field-rate power suite (pilot, planned run, board) and the simulation study (issue #42)
+make --no-print-directory field-suite >/dev/null
+.venv/bin/python scripts/power_study.py >/dev/null
+.venv/bin/python scripts/field_suite.py >/dev/null  # again: the board shows the study's power
 if command -v chromium >/dev/null; then
   chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1800,2600 \
     --screenshot=results/latest/leaderboard.png "file://$PWD/results/latest/leaderboard.html" \

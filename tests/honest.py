@@ -262,7 +262,7 @@ PROGRAMS: dict[str, Callable[[str], Program]] = {
 
 def program_for(scenario_id: str) -> Callable[[str], Program]:
     """Generated families share one program per family."""
-    if scenario_id.startswith("hard_notes_"):
+    if scenario_id.startswith(("hard_notes_", "field_lists_")):  # both per_file families
         return copy_in_capitals
     if scenario_id.startswith("hard_chain_"):
         return long_rename_chain

@@ -190,5 +190,11 @@ def final(looks: list[Look]) -> list[LookDecision]:
     ]
 
 
+def undecided(last: Look) -> int:
+    """Comparisons still undecided after a look: a sequential run stops when there are none
+    (or at its last planned look, or at a budget: `harness.run.sequential`)."""
+    return sum(d.decided_at is None for d in last.decisions)
+
+
 def _key(decision: LookDecision) -> Comparison:
     return decision.base, decision.new, decision.metric

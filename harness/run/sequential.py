@@ -225,8 +225,10 @@ def _look(summary: Summary, design: Design, looks: list[Look], ready: Prepared) 
 
 def _stop(looks: list[Look], design: Design, plan: RunOptions) -> tuple[StopReason, str] | None:
     """Why to stop after the last look, or None to run another batch."""
+    from harness.results.sequential import undecided as count_undecided
+
     last = looks[-1]
-    undecided = sum(d.decided_at is None for d in last.decisions)
+    undecided = count_undecided(last)
     where = f"look {last.look} of {design.looks}, {last.episodes:,} episodes"
     if not undecided:
         return "decided", f"every comparison decided ({where})"

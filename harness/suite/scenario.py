@@ -755,24 +755,36 @@ def check_unique_prompts(loaded: Iterable[tuple[Path, Scenario]]) -> None:
         seen[key] = path
 
 
-#: scenarios with this tag form the stress suite: run with `--scenarios hard`, never by default
+#: opt-in suites: a scenario with one of these tags runs only when one of its opt-in tags (or its
+#: id) is asked for, never in the default suite; tag -> what the suite is for
+OPT_IN_TAGS: dict[str, str] = {
+    "hard": "the stress suite: long lists, decoys, compactions and user changes at sim/sloppy",
+    "field": "the field-rate power suite: many chances for sim/field's faults (docs/statistics.md)",
+}
+#: the stress suite's tag (`--scenarios hard`)
 STRESS_TAG = "hard"
+
+
+def opt_in(scenario: Scenario) -> set[str]:
+    """The opt-in suites a scenario belongs to (empty: it is in the default suite)."""
+    return set(scenario.tags) & OPT_IN_TAGS.keys()
 
 
 def select(scenarios: Iterable[Scenario], wanted: Sequence[str] | str | None) -> list[Scenario]:
     """Filter by ids or tags (comma-separated string or list).
 
-    None or 'all' is the default suite: every scenario not tagged `hard`. A tag selects from the
-    default suite; the stress scenarios come only with `hard` or by id.
+    None or 'all' is the default suite: every scenario without an opt-in tag (`OPT_IN_TAGS`). A
+    tag selects from the default suite; an opt-in suite's scenarios come only with one of their
+    opt-in tags (`hard`, `field`) or by id.
     """
     pool = list(scenarios)
-    default = [s for s in pool if STRESS_TAG not in s.tags]
+    default = [s for s in pool if not opt_in(s)]
     if wanted is None or wanted == "all" or wanted == []:
-        return _some(default, "the default suite")
+        return _some(default, "the default suite", pool)
     names = [w.strip() for w in (wanted.split(",") if isinstance(wanted, str) else wanted)]
     names = [n for n in names if n]
     if not names:
-        return _some(default, "the default suite")
+        return _some(default, "the default suite", pool)
     if "all" in names:
         names = [n for n in names if n != "all"] + [s.id for s in default]
     known = {s.id for s in pool} | {t for s in pool for t in s.tags}
@@ -781,22 +793,24 @@ def select(scenarios: Iterable[Scenario], wanted: Sequence[str] | str | None) ->
         raise ScenarioError(
             f"unknown scenario id or tag: {', '.join(unknown)} (known: {', '.join(sorted(known))})"
         )
-    stress = STRESS_TAG in names
-    # a tag picks from the default suite; stress scenarios need `hard` or their own id
+    asked = set(names)
+    # a tag picks from the default suite; an opt-in scenario needs one of its opt-in tags or its id
     chosen = [
         s
         for s in pool
-        if s.id in names or (set(s.tags) & set(names) and (stress or STRESS_TAG not in s.tags))
+        if s.id in asked or (set(s.tags) & asked and (not opt_in(s) or opt_in(s) & asked))
     ]
-    return _some(chosen, f"'{','.join(names)}'")
+    return _some(chosen, f"'{','.join(names)}'", pool)
 
 
-def _some(chosen: list[Scenario], what: str) -> list[Scenario]:
+def _some(chosen: list[Scenario], what: str, pool: list[Scenario]) -> list[Scenario]:
     # an empty selection would reach inspect as "the specified dataset is empty"
     if not chosen:
+        tags = sorted({t for s in pool for t in opt_in(s)}) or [STRESS_TAG]
+        named = " or ".join(f"'{t}'" for t in tags)
         raise ScenarioError(
-            f"{what} selects no scenario: the ones it could pick are all tagged '{STRESS_TAG}'"
-            f" (the stress suite runs only when asked: add '{STRESS_TAG}' or their ids)"
+            f"{what} selects no scenario: the ones it could pick are all tagged {named}"
+            f" (opt-in suites run only when asked: add {named} or their ids)"
         )
     return chosen
 

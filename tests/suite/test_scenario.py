@@ -12,6 +12,7 @@ import pytest
 from harness.episode.workspace import Workspace
 from harness.run.scenario_check import Replay, replay, solution
 from harness.suite.scenario import (
+    OPT_IN_TAGS,
     ScenarioError,
     json_schema,
     load_file,
@@ -211,6 +212,37 @@ def test_a_tag_shared_with_stress_scenarios_picks_from_the_default_suite() -> No
     long = {s.id for s in select(SCENARIOS, "long")}
     assert "long_list" in long and not any(i.startswith("hard_") for i in long)
     assert "hard_notes_10" in {s.id for s in select(SCENARIOS, "hard_notes_10")}
+
+
+def test_every_opt_in_suite_stays_out_of_the_default_suite() -> None:
+    default = {s.id for s in select(SCENARIOS, "all")}
+    for tag in OPT_IN_TAGS:
+        suite = {s.id for s in select(SCENARIOS, tag)}
+        assert suite and not default & suite, tag
+        assert {s.id for s in select(SCENARIOS, f"all,{tag}")} == default | suite
+    field = {s.id for s in select(SCENARIOS, "field")}
+    assert field == {s.id for s in SCENARIOS if "field" in s.tags}
+    assert not field & {s.id for s in select(SCENARIOS, "hard")}
+    # a tag the field suite shares with the default suite does not pull it in
+    assert not field & {s.id for s in select(SCENARIOS, "long,generated")}
+    first = sorted(field)[0]
+    assert [s.id for s in select(SCENARIOS, first)] == [first]
+
+
+def test_the_default_suite_is_the_scenarios_without_an_opt_in_tag() -> None:
+    default = [s.id for s in select(SCENARIOS, None)]
+    assert default == [s.id for s in SCENARIOS if not set(s.tags) & OPT_IN_TAGS.keys()]
+    assert len(default) == 12
+
+
+def test_a_scenario_in_two_opt_in_suites_comes_with_either_tag() -> None:
+    both = SCENARIOS[0].model_copy(update={"tags": ["hard", "field", "long"]})
+    plain = SCENARIOS[1]
+    assert [s.id for s in select([both, plain], "field")] == [both.id]
+    assert [s.id for s in select([both, plain], "hard")] == [both.id]
+    assert [s.id for s in select([both, plain], None)] == [plain.id]
+    with pytest.raises(ScenarioError, match=r"all tagged 'field' or 'hard'"):
+        select([both], "long")
 
 
 def test_a_selection_of_nothing_is_a_clear_error_not_an_empty_dataset() -> None:

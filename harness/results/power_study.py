@@ -1,0 +1,256 @@
+"""Proof by simulation (issue #42 item 4): repeated runs drawn from a pool of independent
+episodes, judged by the project's own decision code.
+
+A pool is one large run's per-episode values: for every variant and scenario, its episodes in
+epoch order (`pool_of`). The variants of one pool epoch share the run's seed and scenario, so
+episode e of two variants is a pair, as in a real run. From the pool:
+
+- `sequential_run`: one `--until-decided` run: batches of `batch` epochs per scenario, up to
+  `looks` looks, each look `harness.results.sequential.look` (the code `run --until-decided`
+  calls) on the episodes drawn so far, stopping when `undecided` is 0 (the same rule);
+- `aa_sequential`: A/A repetitions: a variant against itself, the two sides drawn from disjoint
+  pool epochs (independent seeds); a false alarm is any comparison decided better or worse;
+- `ab_sequential`: A/B repetitions: the two variants on the same pool epochs (paired); power is
+  the share decided in the direction of the pool's mean difference (the truth);
+- `fixed_power`: the fixed-size plan's test (`harness.results.power.simulated_power`: scenarios
+  drawn with replacement, epochs with replacement within each, t-test on the scenario means)
+  on the pool's paired differences, not shifted: the pool is the truth.
+
+Every rate carries its Clopper-Pearson 95% interval (statsmodels). Repetitions drawn from one
+finite pool overlap, so they are not fully independent: the intervals assume they are (say so
+where they are shown). Deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from pydantic import BaseModel
+from statsmodels.stats.proportion import proportion_confint
+
+from harness.metrics import BY_NAME
+from harness.results.power import simulated_power
+from harness.results.sequential import final, look, undecided
+from harness.results.summary import EpisodeScores, Look, Stat, Summary, VariantSummary
+
+#: variant -> scenario -> the values of its episodes, in epoch order
+Pool = dict[str, dict[str, list[dict[str, float]]]]
+
+
+class Rate(BaseModel):
+    """A share of repetitions with its Clopper-Pearson 95% interval."""
+
+    hits: int
+    reps: int
+    rate: float
+    ci_low: float
+    ci_high: float
+
+    @property
+    def text(self) -> str:
+        return f"{self.rate:.3f} [{self.ci_low:.3f}, {self.ci_high:.3f}]"
+
+
+class SequentialOutcome(BaseModel):
+    """One simulated sequential run: each comparison's final verdict, and what it used."""
+
+    verdicts: list[str]
+    looks: int
+    episodes: int
+
+
+def rate(hits: int, reps: int) -> Rate:
+    """hits / reps with its exact (Clopper-Pearson) 95% interval."""
+    low, high = proportion_confint(hits, reps, alpha=0.05, method="beta")
+    return Rate(
+        hits=hits,
+        reps=reps,
+        rate=round(hits / reps, 6),
+        ci_low=round(float(np.nan_to_num(low, nan=0.0)), 6),
+        ci_high=round(float(np.nan_to_num(high, nan=1.0)), 6),
+    )
+
+
+def pool_of(summary: Summary, variants: list[str] | None = None) -> Pool:
+    """The per-episode values of a run by variant and scenario, in epoch order."""
+    out: Pool = {}
+    for v in summary.variants:
+        if variants is not None and v.variant not in variants:
+            continue
+        by: dict[str, list[tuple[int, dict[str, float]]]] = {}
+        for e in v.per_episode:
+            by.setdefault(e.scenario, []).append((e.epoch, e.values))
+        out[v.variant] = {
+            s: [values for _, values in sorted(rows)] for s, rows in sorted(by.items())
+        }
+    return out
+
+
+def pool_epochs(pool: Pool) -> int:
+    """The fewest episodes any variant has of any scenario."""
+    return min(len(rows) for by in pool.values() for rows in by.values())
+
+
+def _summary(sides: dict[str, dict[str, list[dict[str, float]]]], epochs: int) -> Summary:
+    """A summary holding only what a look reads (variants, their episodes, epochs); built
+    without validation: its values come from a validated summary."""
+    variants = [
+        VariantSummary.model_construct(
+            variant=label,
+            metrics={},
+            pass_k=Stat(mean=0.0, stderr=0.0),
+            per_100_todo_updates={},
+            per_scenario_success={},
+            episodes=sum(len(rows) for rows in by.values()),
+            per_episode=[
+                EpisodeScores.model_construct(scenario=s, epoch=i + 1, values=values)
+                for s, rows in by.items()
+                for i, values in enumerate(rows)
+            ],
+        )
+        for label, by in sides.items()
+    ]
+    scenarios = sorted({s for by in sides.values() for s in by})
+    return Summary.model_construct(
+        model="pool",
+        simulated=True,
+        seed=None,
+        epochs=epochs,
+        scenarios=scenarios,
+        variants=variants,
+    )
+
+
+def sequential_run(
+    base: dict[str, list[dict[str, float]]],
+    new: dict[str, list[dict[str, float]]],
+    metrics: list[str],
+    batch: int,
+    looks: int,
+    alpha: float,
+) -> SequentialOutcome:
+    """One sequential run of `base` against `new` (each: scenario -> its drawn episodes in the
+    order they would be run, at least batch x looks each) watching `metrics`, alpha shared
+    equally by the comparisons (Bonferroni, as `run --until-decided` does)."""
+    comparisons = [("base", "new", m) for m in metrics]
+    done: list[Look] = []
+    for k in range(1, looks + 1):
+        n = batch * k
+        summary = _summary(
+            {
+                "base": {s: rows[:n] for s, rows in base.items()},
+                "new": {s: rows[:n] for s, rows in new.items()},
+            },
+            n,
+        )
+        done.append(look(summary, comparisons, k, looks, alpha / len(comparisons), {}, done, None))
+        if undecided(done[-1]) == 0:
+            break
+    return SequentialOutcome(
+        verdicts=[d.verdict for d in final(done)], looks=done[-1].look, episodes=done[-1].episodes
+    )
+
+
+def _orders(pool: Pool, variant: str, reps: int, seed: int) -> list[dict[str, np.ndarray]]:
+    """Per repetition, a random order of every scenario's pool epochs (deterministic)."""
+    rng = np.random.default_rng(seed)
+    scenarios = pool[variant]
+    return [{s: rng.permutation(len(rows)) for s, rows in scenarios.items()} for _ in range(reps)]
+
+
+def aa_sequential(
+    pool: Pool,
+    variant: str,
+    metrics: list[str],
+    reps: int,
+    batch: int,
+    looks: int,
+    alpha: float,
+    seed: int,
+) -> tuple[Rate, list[SequentialOutcome]]:
+    """A/A: `variant` against itself, each side batch x looks epochs per scenario drawn from
+    disjoint pool epochs; the rate of runs with any comparison decided better or worse."""
+    need = batch * looks
+    if pool_epochs({variant: pool[variant]}) < 2 * need:
+        raise ValueError(f"A/A needs {2 * need} pool epochs per scenario ({batch} x {looks} x 2)")
+    outcomes = []
+    for order in _orders(pool, variant, reps, seed):
+        rows = pool[variant]
+        a = {s: [rows[s][i] for i in order[s][:need]] for s in rows}
+        b = {s: [rows[s][i] for i in order[s][need : 2 * need]] for s in rows}
+        outcomes.append(sequential_run(a, b, metrics, batch, looks, alpha))
+    alarms = sum(any(v in ("better", "worse") for v in o.verdicts) for o in outcomes)
+    return rate(alarms, reps), outcomes
+
+
+def truth(pool: Pool, base: str, new: str, metric: str) -> float:
+    """The pool's mean paired difference, new - base (every pool epoch both have)."""
+    diffs = paired_groups(pool, base, new, metric)
+    return float(np.mean(np.concatenate(diffs)))
+
+
+def paired_groups(pool: Pool, base: str, new: str, metric: str) -> list[np.ndarray]:
+    """Per scenario, new - base of every pool epoch both variants have."""
+    out = []
+    for s, rows in pool[base].items():
+        other = pool[new][s]
+        n = min(len(rows), len(other))
+        out.append(
+            np.asarray([other[i].get(metric, 0.0) - rows[i].get(metric, 0.0) for i in range(n)])
+        )
+    return out
+
+
+def right_way(metric: str, effect: float) -> str:
+    """The verdict a comparison with a true mean difference `effect` should reach."""
+    higher_is_better = BY_NAME[metric].direction != "lower"
+    return "better" if (effect > 0) == higher_is_better else "worse"
+
+
+def ab_sequential(
+    pool: Pool,
+    base: str,
+    new: str,
+    metric: str,
+    reps: int,
+    batch: int,
+    looks: int,
+    alpha: float,
+    seed: int,
+) -> tuple[Rate, float, Rate]:
+    """A/B: `base` against `new` on the same pool epochs, one comparison watched at `alpha`:
+    (power: the share decided the right way, mean episodes used, the share decided the wrong
+    way)."""
+    need = batch * looks
+    if pool_epochs({base: pool[base], new: pool[new]}) < need:
+        raise ValueError(f"A/B needs {need} pool epochs per scenario ({batch} x {looks})")
+    effect = truth(pool, base, new, metric)
+    want = right_way(metric, effect)
+    outcomes = []
+    for order in _orders(pool, base, reps, seed):
+        a = {s: [rows[i] for i in order[s][:need]] for s, rows in pool[base].items()}
+        b = {s: [rows[i] for i in order[s][:need]] for s, rows in pool[new].items()}
+        outcomes.append(sequential_run(a, b, [metric], batch, looks, alpha))
+    right = sum(o.verdicts[0] == want for o in outcomes)
+    wrong = sum(o.verdicts[0] in ("better", "worse") and o.verdicts[0] != want for o in outcomes)
+    mean_episodes = float(np.mean([o.episodes for o in outcomes]))
+    return rate(right, reps), mean_episodes, rate(wrong, reps)
+
+
+def fixed_power(
+    pool: Pool,
+    base: str,
+    new: str,
+    metric: str,
+    scenarios: int,
+    epochs: int,
+    alpha: float,
+    reps: int,
+    seed: int,
+) -> Rate:
+    """The share of fixed runs of `scenarios` x `epochs` drawn from the pool whose t-test on
+    the scenario means of the paired differences rejects at `alpha` (the planner's test)."""
+    groups = paired_groups(pool, base, new, metric)
+    share = simulated_power(groups, 0.0, scenarios, epochs, alpha, reps, seed)
+    return rate(int(math.floor(share * reps + 0.5)), reps)

@@ -1,0 +1,482 @@
+"""Proof by simulation (issue #42 item 4): does `todo-bench power`'s plan reach its power, does
+the sequential gate of `run --until-decided` keep its alpha, and what does it save? With the
+simulated agent at the field profile's rates (`sim/field`) as the ground truth. Writes
+results/power/study.md and study.json.
+
+    .venv/bin/python scripts/power_study.py   # or: make power-study
+
+What it does, honestly (also in the output):
+1. Pools: one large run of the default suite at sim/field (POOL_VARIANTS, --pool-epochs
+   epochs per scenario, seed --pool-seed, independent of the pilot's seed 0), and one of the
+   field suite (`--scenarios field`, --field-pool-epochs). Running 200 full benchmark runs is
+   too slow here, so every repetition below is drawn from these pools (the runs are cached in
+   build/power-study/ and resume; deterministic, so the same command gives the same pools).
+2. The plan: `harness.results.power.plan` on the committed pilot results/field/run (exactly
+   what `todo-bench power results/field/run` prints, alpha 0.05, power 0.8), for PAIRS x
+   METRICS; and the same plan with the pool's true effect as the MDE.
+3. Fixed-size runs of each plan's size drawn from the pool (scenarios with replacement from
+   the suite's 12, epochs with replacement within each; the planner's t-test on the scenario
+   means): achieved power with its Clopper-Pearson interval.
+4. Sequential runs (`harness.results.sequential.look`, the code `--until-decided` runs, on
+   batches of BATCH epochs of the suite's 12 scenarios drawn without replacement from the
+   pool): A/A (a variant against itself, the two sides on disjoint pool epochs, both watched
+   metrics, alpha 0.05 over them) for the false-alarm rate; A/B (one comparison at alpha 0.05)
+   for power and mean episodes, against the fixed plan's episodes.
+Limits: repetitions share one finite pool (each A/A repetition uses 2 x BATCH x looks of the
+pool's epochs per scenario, each A/B one BATCH x looks), so they overlap and are not fully
+independent, and the intervals (which assume they are) are somewhat too narrow; the scenario
+population of a fixed plan is the suite's 12 scenarios, resampled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel
+from tabulate import tabulate
+
+from harness.results.power import Plan, plan
+from harness.results.power_study import (
+    Pool,
+    Rate,
+    aa_sequential,
+    ab_sequential,
+    fixed_power,
+    pool_epochs,
+    pool_of,
+    truth,
+)
+from harness.results.report import read_summary
+
+ROOT = Path(__file__).resolve().parent.parent
+PILOT = ROOT / "results/field/run"
+POOL_VARIANTS = ("L0-rewrite", "L2-whitelist", "L4-inject", "L4-inject+gate")
+PAIRS = (
+    ("L0-rewrite", "L2-whitelist"),
+    ("L4-inject", "L4-inject+gate"),
+    ("L0-rewrite", "L4-inject+gate"),
+)
+METRICS = ("task_success", "dropped_todos")
+AA_VARIANTS = ("L0-rewrite", "L4-inject+gate")
+ALPHA = 0.05
+POWER = 0.8
+#: epochs per scenario in each batch of a sequential run, and its looks (the documented default)
+BATCH = 2
+LOOKS = 5
+#: the sequential budget over the fixed plan on the suite's scenarios (O'Brien-Fleming bounds
+#: need a few percent more information at their last look to keep a fixed run's power)
+INFLATION = 1.1
+
+
+class PlanCheck(BaseModel):
+    """One comparison: the truth, the plans and what their runs achieve."""
+
+    base: str
+    new: str
+    metric: str
+    true_effect: float
+    pilot_effect: float
+    method: str
+    planned: str  # "k x m" from the pilot, or its note
+    planned_episodes: int | None
+    achieved: Rate | None
+    achieved_text: str
+    planned_at_truth: str
+    achieved_at_truth: Rate | None
+    on_suite_epochs: int | None  # the plan on the suite's own 12 scenarios
+    on_suite_achieved: Rate | None
+    sequential_looks: int
+    sequential_power: Rate | None
+    sequential_wrong_way: Rate | None
+    sequential_mean_episodes: float | None
+    fixed_on_suite_episodes: int | None
+
+
+class AACheck(BaseModel):
+    variant: str
+    metrics: list[str]
+    false_alarms: Rate
+    mean_episodes: float
+
+
+class Study(BaseModel):
+    """study.json."""
+
+    command: str
+    pool_seed: int
+    pool_epochs: int
+    field_pool_epochs: int
+    pool_episodes: int
+    field_pool_episodes: int
+    reps_fixed: int
+    reps_aa: int
+    reps_ab: int
+    batch: int
+    looks: int
+    alpha: float
+    power: float
+    aa: list[AACheck]
+    plans: list[PlanCheck]
+    field_suite: list[dict[str, object]]
+
+
+def run_pool(out: Path, scenarios: str | None, epochs: int, seed: int) -> Pool:
+    """The pool run (resumed if it is there already), one process."""
+    command = [
+        str(ROOT / ".venv/bin/todo-bench"),
+        "run",
+        "--model",
+        "sim/field",
+        "--variants",
+        ",".join(POOL_VARIANTS),
+        "--epochs",
+        str(epochs),
+        "--seed",
+        str(seed),
+        "--workers",
+        "1",
+        "--display",
+        "none",
+        "--out",
+        str(out),
+        *(["--scenarios", scenarios] if scenarios else []),
+    ]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return pool_of(read_summary(out / "summary.json"), list(POOL_VARIANTS))
+
+
+def episodes_of(pool: Pool) -> int:
+    return sum(len(rows) for by in pool.values() for rows in by.values())
+
+
+def sequential_looks(on_suite_epochs: int | None) -> int:
+    """Looks of the sequential run set against a fixed plan of `on_suite_epochs` epochs on the
+    suite's scenarios: its budget INFLATION x that, in whole batches (2 to LOOKS looks); LOOKS
+    where no fixed plan on the suite's scenarios exists."""
+    if on_suite_epochs is None:
+        return LOOKS
+    return min(LOOKS, max(2, math.ceil(INFLATION * on_suite_epochs / BATCH)))
+
+
+def check(
+    pool: Pool, base: str, new: str, metric: str, args: argparse.Namespace, seed: int
+) -> PlanCheck:
+    pilot = read_summary(PILOT / "summary.json")
+    effect = truth(pool, base, new, metric)
+    row: Plan = plan(pilot, base, new, metric, alpha=ALPHA, power=POWER)
+    scenarios = len(next(iter(pool.values())))
+    achieved = None
+    if row.scenarios is not None:
+        achieved = fixed_power(
+            pool, base, new, metric, row.scenarios, row.epochs, ALPHA, args.reps_fixed, seed
+        )
+    at_truth = None
+    at_truth_text = "no true effect"
+    if effect != 0:
+        truth_row = plan(pilot, base, new, metric, mde=effect, alpha=ALPHA, power=POWER)
+        if truth_row.scenarios is not None:
+            at_truth_text = f"{truth_row.scenarios} x {truth_row.epochs}"
+            at_truth = fixed_power(
+                pool,
+                base,
+                new,
+                metric,
+                truth_row.scenarios,
+                truth_row.epochs,
+                ALPHA,
+                args.reps_fixed,
+                seed + 1,
+            )
+        else:
+            at_truth_text = truth_row.note
+    on_suite = row.epochs_on_pilot_scenarios
+    on_suite_achieved = None
+    if on_suite is not None:
+        on_suite_achieved = fixed_power(
+            pool, base, new, metric, scenarios, on_suite, ALPHA, args.reps_fixed, seed + 2
+        )
+    looks = sequential_looks(on_suite)
+    power = wrong = None
+    mean_episodes = None
+    if effect != 0:
+        power, mean_episodes, wrong = ab_sequential(
+            pool, base, new, metric, args.reps_ab, BATCH, looks, ALPHA, seed + 3
+        )
+    return PlanCheck(
+        base=base,
+        new=new,
+        metric=metric,
+        true_effect=round(effect, 6),
+        pilot_effect=round(row.effect, 6),
+        method=row.method or "-",
+        planned=f"{row.scenarios} x {row.epochs}" if row.scenarios is not None else row.note,
+        planned_episodes=row.episodes,
+        achieved=achieved,
+        achieved_text=achieved.text if achieved else "-",
+        planned_at_truth=at_truth_text,
+        achieved_at_truth=at_truth,
+        on_suite_epochs=on_suite,
+        on_suite_achieved=on_suite_achieved,
+        sequential_looks=looks,
+        sequential_power=power,
+        sequential_wrong_way=wrong,
+        sequential_mean_episodes=None if mean_episodes is None else round(mean_episodes, 3),
+        fixed_on_suite_episodes=None if on_suite is None else 2 * scenarios * on_suite,
+    )
+
+
+def field_suite(pool: Pool, args: argparse.Namespace) -> list[dict[str, object]]:
+    """Achieved power of the field suite's planned run (scripts/field_suite.py's plan)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import field_suite as board  # the board's own plan
+
+    pilot = read_summary(board.FOLDER / "pilot/summary.json")
+    rows = board.plans(pilot)
+    epochs, _ = board.planned_epochs(rows)
+    alpha = board.ALPHA / len(rows)
+    scenarios = len(next(iter(pool.values())))
+    out: list[dict[str, object]] = []
+    for k, row in enumerate(rows):
+        effect = truth(pool, row.base, row.new, row.metric)
+        achieved = (
+            fixed_power(
+                pool,
+                row.base,
+                row.new,
+                row.metric,
+                scenarios,
+                epochs,
+                alpha,
+                args.reps_fixed,
+                args.seed + 100 + k,
+            )
+            if effect != 0
+            else None
+        )
+        out.append(
+            {
+                "base": row.base,
+                "new": row.new,
+                "metric": row.metric,
+                "true_effect": round(effect, 6),
+                "scenarios": scenarios,
+                "epochs": epochs,
+                "alpha": round(alpha, 6),
+                "achieved": achieved.model_dump() if achieved else None,
+                "achieved_text": achieved.text if achieved else "no true difference in the pool",
+            }
+        )
+    return out
+
+
+def fmt(r: Rate | None) -> str:
+    return r.text if r is not None else "-"
+
+
+def render(study: Study) -> str:
+    aa_rows = [
+        [a.variant, ", ".join(a.metrics), f"{a.false_alarms.hits} of {a.false_alarms.reps}",
+         fmt(a.false_alarms), "yes" if a.false_alarms.rate <= study.alpha else "NO",
+         f"{a.mean_episodes:.1f}"]
+        for a in study.aa
+    ]  # fmt: skip
+    plan_rows = [
+        [f"{p.base} -> {p.new}", p.metric, f"{p.pilot_effect:+.3f}", f"{p.true_effect:+.3f}",
+         p.method, p.planned, fmt(p.achieved), _agrees(p.achieved, study.power),
+         p.planned_at_truth, fmt(p.achieved_at_truth), _agrees(p.achieved_at_truth, study.power)]
+        for p in study.plans
+    ]  # fmt: skip
+    seq_rows = [
+        [f"{p.base} -> {p.new}", p.metric,
+         "-" if p.on_suite_epochs is None else f"12 x {p.on_suite_epochs}",
+         fmt(p.on_suite_achieved), "-" if p.fixed_on_suite_episodes is None
+         else str(p.fixed_on_suite_episodes), f"{p.sequential_looks} x {study.batch}",
+         fmt(p.sequential_power), fmt(p.sequential_wrong_way),
+         "-" if p.sequential_mean_episodes is None else f"{p.sequential_mean_episodes:.1f}"]
+        for p in study.plans
+    ]  # fmt: skip
+    field_rows = [
+        [f"{f['base']} -> {f['new']}", f["metric"], f"{f['true_effect']:+.3f}",
+         f"{f['scenarios']} x {f['epochs']}", f"{f['alpha']:.4f}", f["achieved_text"]]
+        for f in study.field_suite
+    ]  # fmt: skip
+    return (
+        "# Proof by simulation: power plans and the sequential gate at sim/field\n\n"
+        f"Written by `{study.command}` (scripts/power_study.py; method and limits in its "
+        "docstring and docs/statistics.md). Ground truth: the simulated agent at the field "
+        f"profile's rates. Pools: the default suite, {study.pool_epochs} epochs per scenario x "
+        f"{len(POOL_VARIANTS)} variants ({study.pool_episodes:,} episodes, seed "
+        f"{study.pool_seed}); the field suite, {study.field_pool_epochs} epochs "
+        f"({study.field_pool_episodes:,} episodes). Every repetition is drawn from a pool, "
+        "not run afresh: repetitions overlap in the pool's episodes, so they are not fully "
+        "independent and the Clopper-Pearson 95% intervals below (which assume they are) are "
+        "somewhat too narrow.\n\n"
+        f"## A/A: false alarms of the sequential gate ({study.reps_aa} repetitions)\n\n"
+        f"A variant against itself, the two sides on disjoint pool epochs; {study.looks} looks "
+        f"of {study.batch} epochs x 12 scenarios, alpha {study.alpha} over both metrics "
+        "(`harness.results.sequential.look`, the code `run --until-decided` runs). A false "
+        "alarm: any comparison decided better or worse.\n\n"
+        + table(
+            aa_rows,
+            [
+                "variant",
+                "metrics",
+                "false alarms",
+                "rate [95% CI]",
+                f"<= alpha {study.alpha}",
+                "mean episodes",
+            ],
+        )  # fmt: skip
+        + f"\n\n## Fixed-size plans (`todo-bench power {PILOT.relative_to(ROOT)}`, alpha "
+        f"{study.alpha}, power {study.power}) against the truth ({study.reps_fixed} simulated "
+        "runs each)\n\n"
+        "Each plan's run is drawn from the pool (scenarios with replacement from the 12, "
+        "epochs with replacement within each) and tested as the planner assumes (t-test on the "
+        "scenario means of the paired differences). `agrees`: the plan's power lies in the "
+        "achieved power's interval. The pilot's effect is an estimate: a plan for it is a plan "
+        "for that effect, so the second pair of columns plans with the pool's true effect as "
+        "the MDE, which tests the planner itself.\n\n"
+        + table(
+            plan_rows,
+            [
+                "base -> new",
+                "metric",
+                "pilot effect",
+                "true effect",
+                "method",
+                "plan (pilot)",
+                "achieved power",
+                "agrees",
+                "plan (true MDE)",
+                "achieved power",
+                "agrees",
+            ],
+        )  # fmt: skip
+        + f"\n\n## Sequential against fixed ({study.reps_ab} A/B repetitions each)\n\n"
+        "One comparison watched at alpha "
+        f"{study.alpha}; the fixed plan on the suite's own 12 scenarios (the `or on the "
+        "pilot's` column) and its achieved power; the sequential run's budget: "
+        f"{INFLATION} x that plan's epochs in whole batches of {study.batch} (2 to "
+        f"{LOOKS} looks; {LOOKS} where there is no such plan). Power: the share decided the "
+        "right way (the pool's direction); episodes count both variants.\n\n"
+        + table(
+            seq_rows,
+            [
+                "base -> new",
+                "metric",
+                "fixed on suite",
+                "achieved power",
+                "fixed episodes",
+                "sequential looks x epochs",
+                "sequential power",
+                "decided the wrong way",
+                "mean episodes",
+            ],
+        )  # fmt: skip
+        + "\n\n## The field suite's planned run (scripts/field_suite.py)\n\n"
+        "The board's planned size, drawn from the field-suite pool (scenarios with "
+        "replacement from its 8), the planner's test at the board's per-comparison alpha.\n\n"
+        + table(
+            field_rows,
+            [
+                "base -> new",
+                "metric",
+                "true effect",
+                "scenarios x epochs",
+                "alpha",
+                "achieved power [95% CI]",
+            ],
+        )  # fmt: skip
+        + "\n"
+    )
+
+
+def table(rows: Sequence[Sequence[object]], headers: list[str]) -> str:
+    return str(tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True))
+
+
+def _agrees(achieved: Rate | None, power: float) -> str:
+    if achieved is None:
+        return "-"
+    if achieved.ci_low <= power <= achieved.ci_high:
+        return "yes"
+    return "above" if achieved.ci_low > power else "BELOW"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pool-epochs", type=int, default=40)
+    parser.add_argument("--field-pool-epochs", type=int, default=16)
+    parser.add_argument("--pool-seed", type=int, default=1000)
+    parser.add_argument("--reps-fixed", type=int, default=1000)
+    parser.add_argument("--reps-aa", type=int, default=400)
+    parser.add_argument("--reps-ab", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the draws (0)")
+    parser.add_argument("--work", default=str(ROOT / "build/power-study"), help="pool runs")
+    parser.add_argument("--out", default=str(ROOT / "results/power"))
+    args = parser.parse_args()
+    work, out = Path(args.work), Path(args.out)
+    start = time.perf_counter()
+    pool = run_pool(work / "pool-default", None, args.pool_epochs, args.pool_seed)
+    field = run_pool(work / "pool-field", "field", args.field_pool_epochs, args.pool_seed)
+    pooled = time.perf_counter()
+    need = 2 * BATCH * LOOKS
+    if pool_epochs(pool) < need:
+        print(f"power_study: A/A needs --pool-epochs >= {need}", file=sys.stderr)
+        return 2
+    aa = []
+    for k, variant in enumerate(AA_VARIANTS):
+        alarms, outcomes = aa_sequential(
+            pool, variant, list(METRICS), args.reps_aa, BATCH, LOOKS, ALPHA, args.seed + k
+        )
+        mean = sum(o.episodes for o in outcomes) / len(outcomes)
+        aa.append(
+            AACheck(variant=variant, metrics=list(METRICS), false_alarms=alarms, mean_episodes=mean)
+        )
+    plans = [
+        check(pool, base, new, metric, args, args.seed + 10 * (i + 1))
+        for i, (base, new, metric) in enumerate((b, n, m) for b, n in PAIRS for m in METRICS)
+    ]
+    flags = [
+        f"--pool-epochs {args.pool_epochs}" if args.pool_epochs != 40 else "",
+        f"--field-pool-epochs {args.field_pool_epochs}" if args.field_pool_epochs != 16 else "",
+    ]
+    study = Study(
+        command=" ".join(["python scripts/power_study.py", *[f for f in flags if f]]),
+        pool_seed=args.pool_seed,
+        pool_epochs=pool_epochs(pool),
+        field_pool_epochs=pool_epochs(field),
+        pool_episodes=episodes_of(pool),
+        field_pool_episodes=episodes_of(field),
+        reps_fixed=args.reps_fixed,
+        reps_aa=args.reps_aa,
+        reps_ab=args.reps_ab,
+        batch=BATCH,
+        looks=LOOKS,
+        alpha=ALPHA,
+        power=POWER,
+        aa=aa,
+        plans=plans,
+        field_suite=field_suite(field, args),
+    )
+    # the timings go to the terminal, not the files: the same command gives the same bytes
+    print(
+        f"power_study: pools {pooled - start:.0f} s, analysis {time.perf_counter() - pooled:.0f} s",
+        file=sys.stderr,
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "study.json").write_text(study.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    text = render(study)
+    (out / "study.md").write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

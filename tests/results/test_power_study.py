@@ -1,0 +1,105 @@
+"""The simulation study's arithmetic (harness/results/power_study.py) on tiny synthetic pools
+whose truth is known; the study itself (scripts/power_study.py) is not run here."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from harness.results.power_study import (
+    Pool,
+    aa_sequential,
+    ab_sequential,
+    fixed_power,
+    paired_groups,
+    pool_epochs,
+    pool_of,
+    rate,
+    right_way,
+    sequential_run,
+    truth,
+)
+from harness.results.summary import EpisodeScores, Stat, Summary, VariantSummary
+
+
+def synthetic(success: dict[str, float], scenarios: int, epochs: int, seed: int = 0) -> Pool:
+    rng = random.Random(seed)
+    return {
+        variant: {
+            f"s{k}": [{"task_success": float(rng.random() < p)} for _ in range(epochs)]
+            for k in range(scenarios)
+        }
+        for variant, p in success.items()
+    }
+
+
+def test_a_rate_carries_its_clopper_pearson_interval() -> None:
+    r = rate(0, 200)
+    assert (r.hits, r.rate, r.ci_low) == (0, 0.0, 0.0)
+    assert r.ci_high == pytest.approx(0.018267, abs=1e-5)  # 1 - 0.025 ** (1 / 200)
+    half = rate(50, 100)
+    assert half.ci_low < 0.5 < half.ci_high and half.text.startswith("0.500 [")
+
+
+def test_a_pool_keeps_each_variants_episodes_by_scenario_in_epoch_order() -> None:
+    episodes = [
+        EpisodeScores(scenario=s, epoch=e, values={"task_success": float(e % 2)})
+        for s in ("b", "a")
+        for e in (3, 1, 2)
+    ]
+    none = Stat(mean=0.0, stderr=0.0)
+    variant = VariantSummary(
+        variant="V",
+        episodes=6,
+        metrics={},
+        pass_k=none,
+        per_100_todo_updates={},
+        per_scenario_success={},
+        per_episode=episodes,
+    )
+    summary = Summary(
+        model="m", simulated=True, seed=0, epochs=3, scenarios=["a", "b"], variants=[variant]
+    )
+    pool = pool_of(summary)
+    assert list(pool["V"]) == ["a", "b"]
+    assert [v["task_success"] for v in pool["V"]["a"]] == [1.0, 0.0, 1.0]
+    assert pool_epochs(pool) == 3
+
+
+def test_truth_is_the_mean_paired_difference() -> None:
+    pool: Pool = {
+        "A": {"s": [{"task_success": 0.0}, {"task_success": 1.0}]},
+        "B": {"s": [{"task_success": 1.0}, {"task_success": 1.0}]},
+    }
+    assert truth(pool, "A", "B", "task_success") == 0.5
+    assert [list(g) for g in paired_groups(pool, "A", "B", "task_success")] == [[1.0, 0.0]]
+    assert right_way("task_success", 0.5) == "better"
+    assert right_way("dropped_todos", 0.5) == "worse"
+
+
+def test_an_overwhelming_difference_is_decided_early_and_the_right_way() -> None:
+    base = {f"s{k}": [{"task_success": 0.0}] * 10 for k in range(6)}
+    new = {f"s{k}": [{"task_success": float(i % 10 != 0)} for i in range(10)] for k in range(6)}
+    outcome = sequential_run(base, new, ["task_success"], batch=2, looks=5, alpha=0.05)
+    assert outcome.verdicts == ["better"]
+    assert outcome.looks < 5 and outcome.episodes == 2 * 6 * 2 * outcome.looks
+
+
+def test_aa_repetitions_count_false_alarms_and_are_deterministic() -> None:
+    pool = synthetic({"A": 0.5}, scenarios=4, epochs=8)
+    first, outcomes = aa_sequential(pool, "A", ["task_success"], 12, 2, 2, 0.05, seed=1)
+    again, _ = aa_sequential(pool, "A", ["task_success"], 12, 2, 2, 0.05, seed=1)
+    assert first == again and first.reps == 12 and len(outcomes) == 12
+    assert first.hits == sum(o.verdicts != ["undecided"] for o in outcomes)
+    with pytest.raises(ValueError, match="needs 16 pool epochs"):
+        aa_sequential(pool, "A", ["task_success"], 2, 2, 4, 0.05, seed=1)
+
+
+def test_ab_repetitions_find_a_large_true_difference() -> None:
+    pool = synthetic({"A": 0.1, "B": 0.9}, scenarios=6, epochs=10)
+    power, episodes, wrong = ab_sequential(pool, "A", "B", "task_success", 20, 2, 3, 0.05, seed=2)
+    assert power.rate == 1.0 and wrong.hits == 0
+    assert 2 * 6 * 2 <= episodes <= 2 * 6 * 2 * 3
+    fixed = fixed_power(pool, "A", "B", "task_success", 6, 2, 0.05, 200, seed=3)
+    assert fixed.rate > 0.9 and fixed.reps == 200
