@@ -87,6 +87,9 @@ class CliEpisode:
         self.turn = 0
         self._pending: ChatMessageAssistant | None = None
         self.final_text: str | None = None
+        #: the turn budget stopped the CLI (what it raises reaches the solver wrapped, or, for a
+        #: CLI that retries a failed request and then exits, not at all)
+        self.spent = False
 
     @property
     def tracker(self) -> TaskStateTracker:
@@ -108,6 +111,7 @@ class CliEpisode:
         if self.final_text is not None:
             self._blocked(self.final_text)
         if self.turn >= self.scenario.max_turns:
+            self.spent = True
             raise BudgetSpent(f"the scenario's {self.scenario.max_turns} turns are spent")
         self.turn += 1
         output = await model.generate(messages, tools, tool_choice, config)

@@ -1,6 +1,7 @@
 """The solver of a `cli/...` variant: one scenario run through a shipping CLI (inspect-swe's
-agent, its model traffic through inspect's bridge to the eval's model) in a fresh workspace and
-a fresh HOME, then scored from the product's own record and the final workspace.
+agent, `claude_code()` or `codex_cli()`, its model traffic through inspect's bridge to the eval's
+model) in a fresh workspace and a fresh HOME, then scored from the product's own record and the
+final workspace.
 
 The CLI runs on the host in inspect's `local` sandbox with its permissions bypassed: that is
 for the simulated agent and scripted models only (`harness/agents/sandboxes.py` decides).
@@ -16,11 +17,12 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from inspect_ai.agent import as_solver
+from inspect_ai.agent import Agent, as_solver
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_swe import claude_code
+from inspect_swe import claude_code, codex_cli
 
 from harness import progress
+from harness._inspect_private import seed_codex_catalog
 from harness.agents.episode import BudgetSpent, CliEpisode, RecordMismatch
 from harness.agents.hooked import HookJournal, disagreements, hook_records, install_hooks
 from harness.agents.install import binary
@@ -29,12 +31,21 @@ from harness.agents.turns import one_at_a_time
 from harness.episode.checks import run_checks
 from harness.episode.record import EpisodeRecord, scenario_of
 from harness.episode.workspace import Workspace
-from harness.sessions.calls import CallRecord, claude_code_calls, claude_code_sessions
+from harness.sessions.calls import (
+    CallRecord,
+    claude_code_calls,
+    claude_code_sessions,
+    codex_calls,
+    codex_sessions,
+)
 from harness.suite.cli_tools import workspace_note
 from harness.todo.clis import CliProduct
 
 #: files a CLI leaves in its working directory for itself: not the task's work
 OWN_FILES = (".claude/", ".codex/", ".opencode/")
+#: the Codex config keys inspect-swe's `codex_cli()` sets itself from its own arguments (after
+#: any override, so they are passed as those arguments)
+_CODEX_OWN_ARGS = ("web_search", "features.goals")
 
 
 def _search_path(product: CliProduct) -> str:
@@ -56,27 +67,23 @@ def cli_agent(product: CliProduct) -> Solver:
         episode = CliEpisode(product, scenario, workspace, journal)
         path = _search_path(product)
         hooks = install_hooks(product, scenario, workspace.root, home)
-        agent = claude_code(
-            version="sandbox",
-            model_config=product.model_config_id,
-            cwd=str(workspace.root),
-            env={**product.env, **hooks, "HOME": str(home), JOURNAL: str(journal), "PATH": path},
-            filter=episode.filter,
-            system_prompt=workspace_note(str(workspace.root)),
-        )
+        env = {**product.env, **hooks, "HOME": str(home), JOURNAL: str(journal), "PATH": path}
+        agent = _agent(product, episode, str(workspace.root), home, env)
         ended: str | None = None
         try:
             async with one_at_a_time():
-                with _host_env(PATH=path, HOME=str(home)):
+                with _host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
+                    if product.cli == "codex":
+                        seed_codex_catalog(product.version)
                     state = await as_solver(agent)(state, generate)
         except Exception as failure:  # the CLI crashed, hung or was stopped at its budget
-            if not _caused_by(failure, BudgetSpent):
+            if not (episode.spent or _caused_by(failure, BudgetSpent)):
                 raise
             ended = "budget"
         finally:
             try:
                 episode.settle(state.messages)
-                ledger, problems = await episode.build(_product_record(home), ended)
+                ledger, problems = await episode.build(_product_record(product, home), ended)
                 journaled = hook_records(home)
                 problems += disagreements(journaled, ledger)
                 state.store_as(HookJournal).records = [r.model_dump() for r in journaled]
@@ -96,11 +103,42 @@ def cli_agent(product: CliProduct) -> Solver:
     return solve
 
 
+def _agent(
+    product: CliProduct, episode: CliEpisode, root: str, home: Path, env: dict[str, str]
+) -> Agent:
+    """inspect-swe's agent for the product's CLI, told its workspace and the helper command."""
+    common = {
+        "version": "sandbox",
+        "model_config": product.model_config_id,
+        "cwd": root,
+        "env": env,
+        "filter": episode.filter,
+        "system_prompt": workspace_note(root),
+    }
+    if product.cli == "codex":
+        config = product.config
+        return codex_cli(
+            # CODEX_HOME: its config, AGENTS.md and rollouts in the episode's HOME, not the
+            # workspace
+            home_dir=str(codex_home(home)),
+            web_search=config.get("web_search", '"live"').strip('"'),  # type: ignore[arg-type]
+            goals=config.get("features.goals", "true") == "true",
+            config_overrides={k: v for k, v in config.items() if k not in _CODEX_OWN_ARGS},
+            **common,  # type: ignore[arg-type]
+        )
+    return claude_code(**common)  # type: ignore[arg-type]
+
+
+def codex_home(home: Path) -> Path:
+    return home / ".codex"
+
+
 @contextlib.contextmanager
 def _host_env(**values: str) -> Iterator[None]:
     """The process's environment while a CLI runs: the local sandbox runs its commands with it.
     inspect-swe finds a `version="sandbox"` CLI on its PATH, and writes the CLI's settings into
-    its `$HOME/.claude/`: the episode's fresh HOME, never the user's own."""
+    its `$HOME/.claude/` and its caches under the cache folder: the episode's fresh HOME, never
+    the user's own."""
     saved = {name: os.environ.get(name) for name in values}
     os.environ.update(
         {
@@ -118,7 +156,11 @@ def _host_env(**values: str) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def _product_record(home: Path) -> list[CallRecord]:
+def _product_record(product: CliProduct, home: Path) -> list[CallRecord]:
+    """The product's own record of its calls: Claude Code's session JSONL, Codex CLI's rollout
+    JSONL."""
+    if product.cli == "codex":
+        return [call for path in codex_sessions(codex_home(home)) for call in codex_calls(path)]
     return [call for path in claude_code_sessions(home) for call in claude_code_calls(path)]
 
 
