@@ -17,35 +17,24 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from inspect_ai.agent import Agent, as_solver
+from inspect_ai.agent import as_solver
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_swe import claude_code, codex_cli
 
 from harness import progress
-from harness._inspect_private import seed_codex_catalog
 from harness.agents.episode import BudgetSpent, CliEpisode, RecordMismatch
 from harness.agents.hooked import HookJournal, disagreements, hook_records, install_hooks
 from harness.agents.install import binary
+from harness.agents.runners import RUNNERS
 from harness.agents.toolcmd import JOURNAL
 from harness.agents.turns import one_at_a_time
 from harness.episode.checks import run_checks
 from harness.episode.record import EpisodeRecord, scenario_of
 from harness.episode.workspace import Workspace
-from harness.sessions.calls import (
-    CallRecord,
-    claude_code_calls,
-    claude_code_sessions,
-    codex_calls,
-    codex_sessions,
-)
 from harness.suite.cli_tools import workspace_note
 from harness.todo.clis import CliProduct
 
 #: files a CLI leaves in its working directory for itself: not the task's work
 OWN_FILES = (".claude/", ".codex/", ".opencode/")
-#: the Codex config keys inspect-swe's `codex_cli()` sets itself from its own arguments (after
-#: any override, so they are passed as those arguments)
-_CODEX_OWN_ARGS = ("web_search", "features.goals")
 
 
 def _search_path(product: CliProduct) -> str:
@@ -68,13 +57,21 @@ def cli_agent(product: CliProduct) -> Solver:
         path = _search_path(product)
         hooks = install_hooks(product, scenario, workspace.root, home)
         env = {**product.env, **hooks, "HOME": str(home), JOURNAL: str(journal), "PATH": path}
-        agent = _agent(product, episode, str(workspace.root), home, env)
+        runner, root = RUNNERS[product.cli], str(workspace.root)
+        common = {
+            "version": "sandbox",
+            "model_config": product.model_config_id,
+            "cwd": root,
+            "env": env,
+            "filter": episode.filter,
+            "system_prompt": workspace_note(root),
+        }
+        agent = runner.agent(product, common, home)
         ended: str | None = None
         try:
             async with one_at_a_time():
                 with _host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
-                    if product.cli == "codex":
-                        seed_codex_catalog(product.version)
+                    runner.prepare(product)
                     state = await as_solver(agent)(state, generate)
         except Exception as failure:  # the CLI crashed, hung or was stopped at its budget
             if not (episode.spent or _caused_by(failure, BudgetSpent)):
@@ -83,7 +80,7 @@ def cli_agent(product: CliProduct) -> Solver:
         finally:
             try:
                 episode.settle(state.messages)
-                ledger, problems = await episode.build(_product_record(product, home), ended)
+                ledger, problems = await episode.build(runner.record(home), ended)
                 journaled = hook_records(home)
                 problems += disagreements(journaled, ledger)
                 state.store_as(HookJournal).records = [r.model_dump() for r in journaled]
@@ -101,36 +98,6 @@ def cli_agent(product: CliProduct) -> Solver:
         return state
 
     return solve
-
-
-def _agent(
-    product: CliProduct, episode: CliEpisode, root: str, home: Path, env: dict[str, str]
-) -> Agent:
-    """inspect-swe's agent for the product's CLI, told its workspace and the helper command."""
-    common = {
-        "version": "sandbox",
-        "model_config": product.model_config_id,
-        "cwd": root,
-        "env": env,
-        "filter": episode.filter,
-        "system_prompt": workspace_note(root),
-    }
-    if product.cli == "codex":
-        config = product.config
-        return codex_cli(
-            # CODEX_HOME: its config, AGENTS.md and rollouts in the episode's HOME, not the
-            # workspace
-            home_dir=str(codex_home(home)),
-            web_search=config.get("web_search", '"live"').strip('"'),  # type: ignore[arg-type]
-            goals=config.get("features.goals", "true") == "true",
-            config_overrides={k: v for k, v in config.items() if k not in _CODEX_OWN_ARGS},
-            **common,  # type: ignore[arg-type]
-        )
-    return claude_code(**common)  # type: ignore[arg-type]
-
-
-def codex_home(home: Path) -> Path:
-    return home / ".codex"
 
 
 @contextlib.contextmanager
@@ -154,14 +121,6 @@ def _host_env(**values: str) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-
-
-def _product_record(product: CliProduct, home: Path) -> list[CallRecord]:
-    """The product's own record of its calls: Claude Code's session JSONL, Codex CLI's rollout
-    JSONL."""
-    if product.cli == "codex":
-        return [call for path in codex_sessions(codex_home(home)) for call in codex_calls(path)]
-    return [call for path in claude_code_sessions(home) for call in claude_code_calls(path)]
 
 
 def _caused_by(failure: BaseException, kind: type[BaseException]) -> bool:
