@@ -72,9 +72,12 @@ _CLAUDE = {
 #: what the Codex row sets, each by Codex's own config key: `update_plan` is hidden from a
 #: headless run unless asked for; no analytics or OpenTelemetry metrics, no update check, no
 #: feedback upload, no curated-plugins sync from GitHub, no web search (the machines have no
-#: network but the bridge); its goal tools off, so `update_plan` is its one way to keep a list
+#: network but the bridge); its goal tools off, so `update_plan` is its one way to keep a list;
+#: its shell not a login shell (a login shell's profile resets PATH, on which the episode puts
+#: the helper command, `todo-bench-tool`)
 _CODEX_CONFIG = {
     "tools.update_plan.enabled": "true",
+    "allow_login_shell": "false",
     "analytics.enabled": "false",
     "check_for_update_on_startup": "false",
     "feedback.enabled": "false",
