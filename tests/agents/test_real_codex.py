@@ -1,8 +1,9 @@
 """The real Codex CLI binary (`make agents`) run as the `cli/codex` row, offline: its plan comes
 from its own rollout record, the work from the workspace, and every count is exact.
 
-Heavy (about 20 s an episode): a scripted model drops a step from an `update_plan` rewrite, and
-keeps every step in another; the simulated agent solves one scenario through Codex."""
+Heavy (about 20 s an episode): a scripted model drops a step from an `update_plan` rewrite; the
+simulated agent solves one scenario through Codex, every rewrite keeping every step, and nothing
+is counted against it (the zero case; a third episode would take CI past its budget)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,6 @@ except AgentMissing as missing:
     pytestmark.append(pytest.mark.skip(reason=f"{missing} (CI runs make agents first)"))
 
 MAIN = "def add(a, b):\n    return a + b\n"
-TEST = "from main import add\n\nassert add(2, 3) == 5\n"
 
 
 def _plan(*rows: tuple[str, str]) -> tuple[str, dict[str, Any]]:
@@ -60,32 +60,11 @@ def test_a_step_dropped_from_an_update_plan_rewrite_is_counted_once(tmp_path: Pa
     assert score["todo_updates"] == 2.0 and score["rejected_updates"] == 0.0
 
 
-def test_an_update_plan_rewrite_that_keeps_every_step_counts_nothing(tmp_path: Path) -> None:
-    cli_script.play(
-        [
-            lambda root: [FIRST, _tool("write_file", path="main.py", content=MAIN)],
-            lambda root: [
-                _tool("write_file", path="test.py", content=TEST),
-                _tool("read_file", path="main.py"),
-            ],
-            lambda root: [
-                _plan(
-                    ("Write main.py", "completed"),
-                    ("Write test.py", "completed"),
-                    ("Verify main.py", "completed"),
-                )
-            ],
-            None,
-        ]
-    )
-    (score,) = _scores(_run("cli/codex", "main_and_test", "cliscript/x", tmp_path))
-    for fault in ("dropped_todos", "mutated_text", "false_todo_completions", "false_completion"):
-        assert score[fault] == 0.0, fault
-    assert score["task_success"] == 1.0
-
-
-def test_the_oracle_solves_a_scenario_through_codex(tmp_path: Path) -> None:
+def test_the_oracle_solves_a_scenario_through_codex_and_nothing_is_counted(
+    tmp_path: Path,
+) -> None:
     (score,) = _scores(_run("cli/codex", "main_and_test", "sim/oracle", tmp_path))
     assert score["task_success"] == 1.0
+    assert score["todo_updates"] == 4.0 and score["rejected_updates"] == 0.0
     for fault in ("dropped_todos", "mutated_text", "false_todo_completions", "false_completion"):
         assert score[fault] == 0.0, fault
