@@ -16,11 +16,16 @@ private inspect module).
 - `tolerate_set_response` (`ModelCall.set_response`, public class, private behaviour): a reply
   nested deeper than pydantic-core serializes fails the whole model call; the wrapper retries
   with the response made serializable, so the reply reaches the loop and its guard.
+- `seed_codex_catalog` (inspect-swe's `_codex_cli.agentbinary`, checked on inspect-swe 0.2.72):
+  before each Codex CLI run inspect-swe fetches that release's model catalog from
+  raw.githubusercontent.com unless its cache holds one; the episode puts inspect-swe's own
+  bundled snapshot there (in the episode's HOME), so a run tries no connection but the bridge.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -79,3 +84,15 @@ def tolerate_set_response(serializable: Callable[[Any], Any]) -> None:
 
     set_response._tolerant = True  # type: ignore[attr-defined]
     ModelCall.set_response = set_response  # type: ignore[method-assign]
+
+
+def seed_codex_catalog(version: str) -> None:
+    """Put inspect-swe's bundled Codex model catalog in its cache for `version` (where the
+    current HOME's cache is), unless a catalog is there already (imported here: only a Codex
+    episode needs inspect-swe)."""
+    from inspect_swe._codex_cli._bundled_catalog import BUNDLED_CODEX_CATALOG
+    from inspect_swe._codex_cli.agentbinary import _cached_catalog_path
+
+    path = _cached_catalog_path(version)
+    if not path.exists():
+        path.write_text(json.dumps(BUNDLED_CODEX_CATALOG), encoding="utf-8")

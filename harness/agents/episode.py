@@ -91,6 +91,9 @@ class CliEpisode:
         self.final_text: str | None = None
         #: the wall clock (as the hooks' journal keeps it) of the main loop's last request
         self.last_request = 0.0
+        #: the turn budget stopped the CLI (the watchdog raises BudgetSpent; a CLI that got the
+        #: failed request anyway and exited is stopped by it too)
+        self.spent = False
 
     @property
     def tracker(self) -> TaskStateTracker:
@@ -113,6 +116,7 @@ class CliEpisode:
         if self.final_text is not None:
             self._blocked(self.final_text)
         if self.turn >= self.scenario.max_turns:
+            self.spent = True
             raise BudgetSpent(f"the scenario's {self.scenario.max_turns} turns are spent")
         self.turn += 1
         output = await model.generate(messages, tools, tool_choice, config)

@@ -1,6 +1,7 @@
 """The solver of a `cli/...` variant: one scenario run through a shipping CLI (inspect-swe's
-agent, its model traffic through inspect's bridge to the eval's model) in a fresh workspace and
-a fresh HOME, then scored from the product's own record and the final workspace.
+agent, `claude_code()` or `codex_cli()`, its model traffic through inspect's bridge to the eval's
+model) in a fresh workspace and a fresh HOME, then scored from the product's own record and the
+final workspace.
 
 The CLI runs on the host in inspect's `local` sandbox with its permissions bypassed: that is
 for the simulated agent and scripted models only (`harness/agents/sandboxes.py` decides).
@@ -18,7 +19,6 @@ from pathlib import Path
 
 from inspect_ai.agent import as_solver
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_swe import claude_code
 
 from harness import progress
 from harness.agents.episode import BudgetSpent, CliEpisode, RecordMismatch
@@ -30,13 +30,13 @@ from harness.agents.hooked import (
     overridden,
 )
 from harness.agents.install import binary
+from harness.agents.runners import RUNNERS
 from harness.agents.toolcmd import JOURNAL
 from harness.agents.turns import one_at_a_time
 from harness.agents.watchdog import Watchdog
 from harness.episode.checks import run_checks
 from harness.episode.record import EpisodeRecord, scenario_of
 from harness.episode.workspace import Workspace
-from harness.sessions.calls import CallRecord, claude_code_calls, claude_code_sessions
 from harness.suite.cli_tools import workspace_note
 from harness.todo.clis import CliProduct
 
@@ -64,25 +64,31 @@ def cli_agent(product: CliProduct) -> Solver:
         path = _search_path(product)
         hooks = install_hooks(product, scenario, workspace.root, home)
         watchdog = Watchdog(product.cli)
-        agent = claude_code(
-            version="sandbox",
-            model_config=product.model_config_id,
-            cwd=str(workspace.root),
-            env={**product.env, **hooks, "HOME": str(home), JOURNAL: str(journal), "PATH": path},
-            filter=watchdog.wrap(episode.filter),
-            system_prompt=workspace_note(str(workspace.root)),
-        )
+        env = {**product.env, **hooks, "HOME": str(home), JOURNAL: str(journal), "PATH": path}
+        runner, root = RUNNERS[product.cli], str(workspace.root)
+        common = {
+            "version": "sandbox",
+            "model_config": product.model_config_id,
+            "cwd": root,
+            "env": env,
+            "filter": watchdog.wrap(episode.filter),
+            "system_prompt": workspace_note(root),
+        }
+        agent = runner.agent(product, common, home)
         ended: str | None = None
         try:
             async with one_at_a_time():
-                with _host_env(PATH=path, HOME=str(home)):
+                with _host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
+                    runner.prepare(product)
                     state = await watchdog.run(lambda: as_solver(agent)(state, generate))
-        except BudgetSpent:  # the watchdog stopped the CLI (a crash or a hang is raised on)
+        except Exception as failure:  # the watchdog stopped the CLI at its budget, or it failed
+            if not (episode.spent or isinstance(failure, BudgetSpent)):
+                raise  # a crash or a hang: the episode's error, naming its cause
             ended = "budget"
         finally:
             try:
                 episode.settle(state.messages)
-                ledger, problems = await episode.build(_product_record(home), ended)
+                ledger, problems = await episode.build(runner.record(home), ended)
                 journaled = hook_records(home)
                 problems += disagreements(journaled, ledger, episode.last_request)
                 kept = state.store_as(HookJournal)
@@ -108,7 +114,8 @@ def cli_agent(product: CliProduct) -> Solver:
 def _host_env(**values: str) -> Iterator[None]:
     """The process's environment while a CLI runs: the local sandbox runs its commands with it.
     inspect-swe finds a `version="sandbox"` CLI on its PATH, and writes the CLI's settings into
-    its `$HOME/.claude/`: the episode's fresh HOME, never the user's own."""
+    its `$HOME/.claude/` and its caches under the cache folder: the episode's fresh HOME, never
+    the user's own."""
     saved = {name: os.environ.get(name) for name in values}
     os.environ.update(
         {
@@ -124,7 +131,3 @@ def _host_env(**values: str) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-
-
-def _product_record(home: Path) -> list[CallRecord]:
-    return [call for path in claude_code_sessions(home) for call in claude_code_calls(path)]

@@ -14,7 +14,7 @@ def agent_record(product: CliProduct, left_out: dict[str, str]) -> AgentRecord:
         product=product.title,
         package=product.package,
         version=installed_version(product) or "not installed",
-        switches=dict(product.env),
+        switches=product.switches,
         model_config_id=product.model_config_id,
         hooks=list(product.hooks),
         left_out=left_out,

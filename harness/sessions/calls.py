@@ -4,6 +4,7 @@ calls through the harness's design and cross-checks the record against what the 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,11 @@ class CallRecord(BaseModel):
         return self.error or (
             self.tool in _TASK_TOOLS and bool(_NOT_FOUND.search(self.result or ""))
         )
+
+
+#: Codex CLI's answer to an `update_plan` it took; its rollout marks no answer as an error, and
+#: any other answer to that tool is a refusal (arguments it could not parse)
+CODEX_PLAN_TAKEN = "Plan updated"
 
 
 def claude_code_calls(path: Path) -> list[CallRecord]:
@@ -62,3 +68,41 @@ def claude_code_sessions(home: Path) -> Iterator[Path]:
     for path in sorted(projects.glob("*/*.jsonl")):
         if not path.name.startswith("agent-"):
             yield path
+
+
+def codex_calls(path: Path) -> list[CallRecord]:
+    """Every function call of one Codex CLI rollout JSONL, in the order made, with its answer
+    (arguments Codex recorded that are not a JSON object are kept as `{"_raw": text}`)."""
+    calls: dict[str, CallRecord] = {}
+    for record in _lines(path):
+        payload = _dict(record.get("payload"))
+        if record.get("type") != "response_item":
+            continue
+        call_id = str(payload.get("call_id", ""))
+        if payload.get("type") == "function_call":
+            calls.setdefault(
+                call_id,
+                CallRecord(id=call_id, tool=str(payload.get("name", "")), args=_arguments(payload)),
+            )
+        elif payload.get("type") == "function_call_output" and call_id in calls:
+            call = calls[call_id]
+            output = payload.get("output")
+            call.result = output if isinstance(output, str) else json.dumps(output)
+            call.error = call.tool == "update_plan" and call.result != CODEX_PLAN_TAKEN
+    return list(calls.values())
+
+
+def _arguments(payload: dict[str, Any]) -> dict[str, Any]:
+    raw = payload.get("arguments")
+    if isinstance(raw, dict):
+        return raw
+    try:
+        parsed = json.loads(str(raw or "{}"))
+    except json.JSONDecodeError:
+        return {"_raw": str(raw)}
+    return parsed if isinstance(parsed, dict) else {"_raw": str(raw)}
+
+
+def codex_sessions(codex_home: Path) -> Iterator[Path]:
+    """The rollout files Codex CLI wrote under a CODEX_HOME, oldest first."""
+    yield from sorted((codex_home / "sessions").glob("**/rollout-*.jsonl"))

@@ -1,7 +1,8 @@
 """The workspace tools in a shipping CLI's terms, declared once for both directions.
 
-A CLI agent (Claude Code) has its own `Write`, `Read`, `Edit`, `Bash`; the scenarios' tools are
-the seed's (`write_file`, `create_excel`, ...). Inside a CLI episode every seed tool is also a
+A CLI agent has its own tools (Claude Code: `Write`, `Read`, `Edit`, `Bash`; Codex CLI:
+`exec_command`, its shell); the scenarios' tools are the seed's (`write_file`, `create_excel`,
+...). Inside a CLI episode every seed tool is also a
 command, `todo-bench-tool NAME 'JSON'` (`harness/agents/toolcmd.py`), which runs the harness's
 own workspace code and journals the call, so any scenario can be solved through a CLI. This
 module says how a seed call is made through the CLI (the simulated agent's side) and which
@@ -26,8 +27,11 @@ JOURNAL = "TODO_BENCH_JOURNAL"
 #: the line the episode adds to the CLI's system prompt; the workspace root follows the colon
 WORKSPACE_LINE = "The task's workspace (your working directory) is: "
 _ROOT = re.compile(re.escape(WORKSPACE_LINE) + r"(\S+)")
-#: the native tools that make a CLI drivable this way
-NATIVE = frozenset({"Write", "Read", "Bash"})
+#: each CLI's shell tool -> the argument holding its command line: a CLI offering one can be
+#: driven this way (Claude Code's `Bash`, Codex CLI's `exec_command`)
+SHELLS = {"Bash": "command", "exec_command": "cmd"}
+#: the file tools a CLI may also have (Claude Code's), used for text files when offered
+FILE_TOOLS = frozenset({"Write", "Read"})
 
 
 def workspace_note(root: str) -> str:
@@ -52,16 +56,26 @@ def helper_command(name: str, args: dict[str, Any]) -> str:
     return f"{HELPER} {name} {shlex.quote(json.dumps(args, ensure_ascii=False))}"
 
 
-def to_cli(call: Call, root: str) -> Call:
-    """A seed workspace call made through a CLI: text files through its own `Write` and `Read`,
-    everything else through the helper command (run by its `Bash`)."""
+def shell_of(offered: set[str]) -> str | None:
+    """The CLI's shell tool among the offered tools, if it has one."""
+    return next((shell for shell in SHELLS if shell in offered), None)
+
+
+def to_cli(call: Call, root: str, offered: set[str]) -> Call:
+    """A seed workspace call made through a CLI: text files through its own `Write` and `Read`
+    where it has them, everything else through the helper command (run by its shell tool)."""
     name, args = call
     path = args.get("path")
-    if name == "write_file" and isinstance(path, str):
-        return "Write", {"file_path": f"{root}/{path}", "content": args.get("content", "")}
-    if name == "read_file" and isinstance(path, str) and not path.endswith(".xlsx"):
-        return "Read", {"file_path": f"{root}/{path}"}
-    return "Bash", {"command": helper_command(name, args), "description": f"Run {name}"}
+    if offered >= FILE_TOOLS and isinstance(path, str):
+        if name == "write_file":
+            return "Write", {"file_path": f"{root}/{path}", "content": args.get("content", "")}
+        if name == "read_file" and not path.endswith(".xlsx"):
+            return "Read", {"file_path": f"{root}/{path}"}
+    shell = shell_of(offered)
+    if shell is None:
+        raise ValueError(f"no shell tool among {sorted(offered)} to run {name} through")
+    extra = {"description": f"Run {name}"} if shell == "Bash" else {}
+    return shell, {SHELLS[shell]: helper_command(name, args), **extra}
 
 
 def _relative(path: Any, root: str) -> str | None:
@@ -93,9 +107,9 @@ def from_cli(call: Call, root: str) -> Call | None:
 
 
 def helper_runs(call: Call) -> int:
-    """How many helper commands a native call runs (a `Bash` command may chain several)."""
+    """How many helper commands a native call runs (a shell command may chain several)."""
     name, args = call
-    command = args.get("command")
-    if name != "Bash" or not isinstance(command, str):
+    command = args.get(SHELLS.get(name, ""))
+    if not isinstance(command, str):
         return 0
     return len(re.findall(rf"(?:^|[\s;&|(]){re.escape(HELPER)}\s", command))

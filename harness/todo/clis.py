@@ -1,6 +1,7 @@
 """The shipping coding agents the board runs as variants (`cli/...`): each is a vendor's CLI with
 its own todo tool, driven through inspect-swe, and names the harness design that replays its
-todo calls into the ledger (`cc-todowrite`, `cc-tasks`), so every detector applies unchanged.
+todo calls into the ledger (`cc-todowrite`, `cc-tasks`, `codex-plan`), so every detector applies
+unchanged.
 
 Pure data: how each is installed, found, switched and named. Running one is `harness/agents`.
 """
@@ -29,6 +30,9 @@ class CliProduct(BaseModel):
     binary: str
     #: the product's own switches, set in the CLI's environment; recorded in run.json
     env: dict[str, str]
+    #: the product's own config keys (Codex's `-c key=value`, values in TOML); recorded in
+    #: run.json beside `env` as `-c key`
+    config: dict[str, str] = {}
     #: the product's todo tools, as it offers them to the model
     todo_tools: tuple[str, ...]
     #: the model id the CLI is told it talks to: an id it knows, so it offers its full tool set
@@ -36,6 +40,11 @@ class CliProduct(BaseModel):
     model_config_id: str = "claude-sonnet-4-5"
     #: the seed's fixes installed as the product's hooks (`harness/hooks/`), by fix name
     hooks: tuple[str, ...] = ()
+
+    @property
+    def switches(self) -> dict[str, str]:
+        """Every switch the row sets, as run.json and the board show them."""
+        return {**self.env, **{f"-c {key}": value for key, value in self.config.items()}}
 
     @property
     def base(self) -> str:
@@ -60,6 +69,23 @@ _CLAUDE = {
     "binary": "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
 }
 
+#: what the Codex row sets, each by Codex's own config key: `update_plan` is hidden from a
+#: headless run unless asked for; no analytics or OpenTelemetry metrics, no update check, no
+#: feedback upload, no curated-plugins sync from GitHub, no web search (the machines have no
+#: network but the bridge); its goal tools off, so `update_plan` is its one way to keep a list;
+#: its shell not a login shell (a login shell's profile resets PATH, on which the episode puts
+#: the helper command, `todo-bench-tool`)
+_CODEX_CONFIG = {
+    "tools.update_plan.enabled": "true",
+    "allow_login_shell": "false",
+    "analytics.enabled": "false",
+    "check_for_update_on_startup": "false",
+    "feedback.enabled": "false",
+    "features.plugins": "false",
+    "web_search": '"disabled"',
+    "features.goals": "false",
+}
+
 PRODUCTS: dict[str, CliProduct] = {
     p.name: p
     for p in (
@@ -78,6 +104,21 @@ PRODUCTS: dict[str, CliProduct] = {
             env={**_QUIET, "CLAUDE_CODE_ENABLE_TASKS": "true"},
             todo_tools=("TaskCreate", "TaskUpdate", "TaskList", "TaskGet"),
             **_CLAUDE,
+        ),
+        CliProduct(
+            name="cli/codex",
+            title="Codex CLI, update_plan (full-plan rewrite)",
+            cli="codex",
+            design="codex-plan",
+            package="@openai/codex",
+            version="0.171.0",
+            binary="node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
+            env={},
+            config=_CODEX_CONFIG,
+            todo_tools=("update_plan",),
+            # a slug in Codex's own catalog that is not in its code mode (where the model
+            # writes JavaScript instead of calling tools): exec_command, update_plan, ...
+            model_config_id="gpt-5.4",
         ),
     )
 }
@@ -116,7 +157,9 @@ AGENTS_HOOKS: tuple[str, ...] = (
 
 
 def hook_switches(product: CliProduct) -> tuple[str, ...]:
-    """The hook switches a product's row takes."""
+    """The hook switches a product's row takes (the hooks are Claude Code's settings)."""
+    if product.cli != "claude-code":
+        return ()
     if product.todo_tools == ("TodoWrite",):
         return tuple(HOOK_SWITCHES)
     return tuple(s for s in HOOK_SWITCHES if s not in _TODOWRITE_ONLY)

@@ -10,6 +10,7 @@ from typing import Any
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageSystem,
+    ChatMessageUser,
     GenerateConfig,
     ModelAPI,
     ModelOutput,
@@ -52,8 +53,10 @@ class CliScript(ModelAPI):
             output = ModelOutput.from_content(self.model_name, "Title")
             output.usage = usage
             return output
-        system = "\n".join(m.text for m in input if isinstance(m, ChatMessageSystem))
-        root = workspace_root(system) or ""
+        told = "\n".join(
+            m.text for m in input if isinstance(m, ChatMessageSystem | ChatMessageUser)
+        )
+        root = workspace_root(told) or ""
         turn = SCRIPT[TURNS[0]] if TURNS[0] < len(SCRIPT) else None
         SEEN.append(list(input))
         TURNS[0] += 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from harness.suite.cli_tools import (
     from_cli,
     helper_command,
@@ -12,6 +14,9 @@ from harness.suite.cli_tools import (
 )
 
 ROOT = "/tmp/ws-1"
+#: the tools each CLI offers that matter here
+CLAUDE = {"Write", "Read", "Edit", "Bash", "TodoWrite"}
+CODEX = {"exec_command", "write_stdin", "update_plan"}
 
 
 def test_the_workspace_root_is_read_back_from_the_note() -> None:
@@ -21,10 +26,13 @@ def test_the_workspace_root_is_read_back_from_the_note() -> None:
 
 def test_text_files_go_through_the_cli_s_own_tools_and_back() -> None:
     write = ("write_file", {"path": "src/a.py", "content": "x = 1\n"})
-    assert to_cli(write, ROOT) == ("Write", {"file_path": f"{ROOT}/src/a.py", "content": "x = 1\n"})
-    assert from_cli(to_cli(write, ROOT), ROOT) == write
+    assert to_cli(write, ROOT, CLAUDE) == (
+        "Write",
+        {"file_path": f"{ROOT}/src/a.py", "content": "x = 1\n"},
+    )
+    assert from_cli(to_cli(write, ROOT, CLAUDE), ROOT) == write
     read = ("read_file", {"path": "main.py"})
-    assert from_cli(to_cli(read, ROOT), ROOT) == read
+    assert from_cli(to_cli(read, ROOT, CLAUDE), ROOT) == read
     assert from_cli(("Edit", {"file_path": f"{ROOT}/main.py"}), ROOT) == (
         "write_file",
         {"path": "main.py"},
@@ -32,14 +40,33 @@ def test_text_files_go_through_the_cli_s_own_tools_and_back() -> None:
 
 
 def test_other_tools_run_the_helper_and_are_not_read_as_native_calls() -> None:
-    name, args = to_cli(("create_excel", {"path": "a.xlsx", "rows": [["it's"]]}), ROOT)
+    name, args = to_cli(("create_excel", {"path": "a.xlsx", "rows": [["it's"]]}), ROOT, CLAUDE)
     assert name == "Bash" and args["command"] == helper_command(
         "create_excel", {"path": "a.xlsx", "rows": [["it's"]]}
     )
     assert from_cli((name, args), ROOT) is None
     assert helper_runs((name, args)) == 1
     # an .xlsx is read by the helper (the CLI's Read shows bytes)
-    assert to_cli(("read_file", {"path": "a.xlsx"}), ROOT)[0] == "Bash"
+    assert to_cli(("read_file", {"path": "a.xlsx"}), ROOT, CLAUDE)[0] == "Bash"
+
+
+def test_through_codex_every_seed_call_is_the_helper_in_its_exec_command() -> None:
+    for call in (
+        ("write_file", {"path": "src/a.py", "content": "x = 1\n"}),
+        ("read_file", {"path": "main.py"}),
+        ("create_excel", {"path": "a.xlsx", "rows": [["it's"]]}),
+    ):
+        name, args = to_cli(call, ROOT, CODEX)
+        assert (name, args) == ("exec_command", {"cmd": helper_command(*call)})
+        assert helper_runs((name, args)) == 1
+        assert from_cli((name, args), ROOT) is None  # taken from the helper's journal instead
+    assert helper_runs(("exec_command", {"cmd": "ls -la"})) == 0
+    assert helper_runs(("exec_command", {"command": "todo-bench-tool list_files '{}'"})) == 0
+
+
+def test_a_cli_without_a_shell_tool_cannot_run_the_helper() -> None:
+    with pytest.raises(ValueError, match="no shell tool"):
+        to_cli(("list_files", {}), ROOT, {"update_plan"})
 
 
 def test_helper_runs_are_counted_only_where_the_command_runs_the_helper() -> None:

@@ -11,17 +11,18 @@ from pathlib import Path
 import pytest
 
 from harness.agents.install import AGENTS_DIR, AgentMissing, binary
-from harness.todo.clis import PRODUCTS
+from harness.agents.support import agent_record
+from harness.todo.clis import PRODUCTS, CliProduct
 from harness.todo.variants import parse_variants
 
 PRODUCT = PRODUCTS["cli/claude-code-todowrite"]
 
 
-def _fake_install(folder: Path, version: str) -> None:
-    package = folder / "node_modules" / PRODUCT.package
-    package.mkdir(parents=True)
+def _fake_install(folder: Path, version: str, product: CliProduct = PRODUCT) -> None:
+    package = folder / "node_modules" / product.package
+    package.mkdir(parents=True, exist_ok=True)
     (package / "package.json").write_text(json.dumps({"version": version}))
-    exe = folder / PRODUCT.binary
+    exe = folder / product.binary
     exe.parent.mkdir(parents=True, exist_ok=True)
     exe.write_text("#!/bin/sh\n")
 
@@ -70,8 +71,21 @@ def test_a_run_asking_for_a_missing_agent_says_how_to_install_it(tmp_path: Path)
 def test_a_real_model_needs_the_local_sandbox_flag(tmp_path: Path) -> None:
     import os
 
-    _fake_install(tmp_path / "agents", PRODUCT.version)
+    for product in {p.package: p for p in PRODUCTS.values()}.values():
+        _fake_install(tmp_path / "agents", product.version, product)
     env = {**os.environ, AGENTS_DIR: str(tmp_path / "agents")}
     done = _run(tmp_path, env, "--model", "anthropic/claude-sonnet-4-5")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--local-sandbox" in done.stderr and "docker" in done.stderr
+
+
+def test_the_codex_row_records_each_of_its_own_config_switches() -> None:
+    codex = PRODUCTS["cli/codex"]
+    record = agent_record(codex, {})
+    assert record.switches["-c tools.update_plan.enabled"] == "true"
+    assert record.switches["-c analytics.enabled"] == "false"
+    assert len(record.switches) == len(codex.config) and not codex.env
+    assert record.model_config_id == "gpt-5.4" and record.package == "@openai/codex"
+    # a Claude Code row sets environment switches only, recorded as before
+    claude = PRODUCTS["cli/claude-code-tasks"]
+    assert agent_record(claude, {}).switches == claude.env

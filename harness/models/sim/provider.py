@@ -28,7 +28,7 @@ from harness.models.sim.memory import Memory
 from harness.models.sim.policy import SimPolicy
 from harness.models.sim.profiles import load_profile
 from harness.models.sim.wording import word_plan
-from harness.suite.cli_tools import NATIVE, to_cli, workspace_root
+from harness.suite.cli_tools import shell_of, to_cli, workspace_root
 from harness.suite.scenario import SCENARIO_DIR, Scenario, load_scenarios
 from harness.suite.workspace_tools import WORKSPACE_TOOLS
 from harness.todo.dialects import ID_LESS, classic_names, drivable, seed_view, to_product
@@ -115,12 +115,18 @@ class SimModel(ModelAPI):
         unsure = memory.unconfirmed
         decision = policy.decide(names)
         calls = []
-        root = workspace_root(system) if offered >= NATIVE else None
+        # a CLI episode announces its workspace in what the CLI is told (Claude Code: its system
+        # prompt; Codex CLI: its AGENTS.md instructions, sent as a user message)
+        told = "\n".join(
+            m.text for m in input if isinstance(m, ChatMessageSystem | ChatMessageUser)
+        )
+        root = workspace_root(told) if shell_of(offered) else None
         for i, decided in enumerate(decision.calls):
             call_id = f"sim-{memory.calls}-{i}"
             name, args = to_product(decided, offered)
             if root is not None and name in WORKSPACE_TOOLS and name not in offered:
-                name, args = to_cli((name, args), root)  # a CLI's own tools, or the helper
+                # a CLI's own tools, or the helper through its shell
+                name, args = to_cli((name, args), root, offered)
             if (name, args) != decided:
                 memory.sent[call_id] = decided  # remembered in its own terms
             calls.append(ToolCall(id=call_id, function=name, arguments=args, type="function"))
