@@ -21,7 +21,7 @@ from inspect_ai.agent import as_solver
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from harness import progress
-from harness.agents.episode import BudgetSpent, CliEpisode, RecordMismatch
+from harness.agents.episode import CliEpisode, RecordMismatch
 from harness.agents.hooked import (
     HookJournal,
     disagreements,
@@ -81,8 +81,8 @@ def cli_agent(product: CliProduct) -> Solver:
                 with _host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
                     runner.prepare(product)
                     state = await watchdog.run(lambda: as_solver(agent)(state, generate))
-        except Exception as failure:  # the watchdog stopped the CLI at its budget, or it failed
-            if not (episode.spent or isinstance(failure, BudgetSpent)):
+        except Exception:  # the watchdog stopped the CLI at its budget, or it failed
+            if not episode.spent:  # set where BudgetSpent is raised, whatever reaches here
                 raise  # a crash or a hang: the episode's error, naming its cause
             ended = "budget"
         finally:

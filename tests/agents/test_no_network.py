@@ -17,13 +17,14 @@ import pytest
 from inspect_ai import eval
 
 from harness.agents.install import AGENTS_DIR, AgentMissing, binary, installed_version
+from harness.agents.turns import BRIDGE_PORT
 from harness.run.task import build_task
 from harness.todo.clis import PRODUCTS, CliProduct
 
 #: one row per CLI: the switches that silence a product are the same on all its rows
 ONE_PER_CLI = list({p.cli: p for p in reversed(list(PRODUCTS.values())) if not p.hooks}.values())
 #: the bridge inspect serves the CLI's model traffic on (inspect-swe's sandbox-local port)
-BRIDGE = {("127.0.0.1", 3001), ("::1", 3001), ("::ffff:127.0.0.1", 3001)}
+BRIDGE = {(host, BRIDGE_PORT) for host in ("127.0.0.1", "::1", "::ffff:127.0.0.1")}
 _ADDRESS = re.compile(
     r"(connect|sendto)\(\d+, .*?sa_family=AF_INET6?, sin6?_port=htons\((\d+)\), "
     r'(?:sin_addr=inet_addr\("([^"]+)"\)|.*?inet_pton\(AF_INET6, "([^"]+)")'
