@@ -13,6 +13,11 @@ model request, and the product's own record of its todo calls, merged into the h
   that reproduces the product (`CliProduct.design`), so the detectors apply unchanged; the
   product's verdict on a call wins over the design's (a call it refused changed nothing). The
   bridge's view of the same calls is the cross-check: any disagreement is an episode error.
+- User turns: as a user of the product speaks, through its own channel: a message in the same
+  session (inspect-swe resumes it: `claude --resume`, `codex exec resume`, `opencode
+  --continue`). A turn due while the CLI works (after turn N, or once a subtask is done or a
+  tool has succeeded) interrupts it at that moment, the next request, as a user interrupts the
+  product to speak (`UserSpeaks`); one left when the CLI yields is sent then (`follow_up`).
 """
 
 from __future__ import annotations
@@ -37,9 +42,10 @@ from inspect_ai.tool import ToolChoice, ToolError, ToolInfo
 from harness.agents.watchdog import StopCli
 from harness.episode.ending import classify_ending
 from harness.episode.gate.tracker import TaskStateTracker
-from harness.episode.ledger import ClaimEvent, Event, Ledger, TodoEvent
+from harness.episode.ledger import ClaimEvent, Event, Ledger, TodoEvent, WorkspaceEvent
 from harness.episode.loop import assistant_event
 from harness.episode.tools import Episode, record_workspace_call, todo_tools
+from harness.episode.user_turns import UserScript, apply
 from harness.episode.workspace import Workspace
 from harness.progress import model_replied
 from harness.sessions.calls import CallRecord
@@ -55,6 +61,15 @@ class RecordMismatch(RuntimeError):
 
 class BudgetSpent(StopCli):
     """The scenario's turn budget is spent: the episode stops the CLI."""
+
+
+class UserSpeaks(StopCli):
+    """A scripted user turn is due while the CLI works: the user interrupts it, as a user
+    of the product does, and the session goes on with `message`."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("the user interrupts the CLI to speak")
+        self.message = message
 
 
 @dataclass
@@ -87,6 +102,7 @@ class CliEpisode:
         )
         self.slots: list[Event | TodoSlot] = []
         self.turn = 0
+        self.user = UserScript(list(scenario.user_turns))
         self._pending: ChatMessageAssistant | None = None
         self.final_text: str | None = None
         #: the wall clock (as the hooks' journal keeps it) of the main loop's last request
@@ -115,9 +131,15 @@ class CliEpisode:
         self.settle(messages)
         if self.final_text is not None:
             self._blocked(self.final_text)
+        # the previous turn's results are in: user turns due now are delivered here, as the
+        # harness's loop delivers them after that turn
+        due = self.user.due(self.turn, self.tracker.done, self._called())
+        self.slots.extend(apply(turn, self.turn, self.tracker) for turn in due)
         if self.turn >= self.scenario.max_turns:
             self.spent = True
             raise BudgetSpent(f"the scenario's {self.scenario.max_turns} turns are spent")
+        if due:
+            raise UserSpeaks("\n\n".join(turn.message for turn in due))
         self.turn += 1
         output = await model.generate(messages, tools, tool_choice, config)
         model_replied()
@@ -154,6 +176,29 @@ class CliEpisode:
             self._record(call.id, tool, args, text, ok)
         while self._journaled(""):  # helper runs the calls above did not account for
             pass
+
+    def follow_up(self) -> str | None:
+        """The CLI yielded (it ended its run with an answer): the scripted user's next message,
+        to send as a follow-up in the same session, or None when the user has nothing to say.
+        As in the harness's loop, the answer is recorded as a claim the user continued past."""
+        if self.final_text is None:
+            return None
+        waiting = self.user.on_yield()
+        if not waiting:
+            return None
+        ending = classify_ending(self.final_text)
+        self.slots.append(
+            ClaimEvent(
+                turn=self.turn, blocked=False, ending=ending, continued=True, **self._claim()
+            )
+        )
+        self.final_text = None
+        self.slots.extend(apply(turn, self.turn, self.tracker) for turn in waiting)
+        return "\n\n".join(turn.message for turn in waiting)
+
+    def _called(self) -> set[str]:
+        """The seed tools that have succeeded so far (for a user turn `when: tool_called`)."""
+        return {e.tool for e in self.slots if isinstance(e, WorkspaceEvent) and e.ok}
 
     def _blocked(self, text: str) -> None:
         """The product went on after a turn with no tool call: a Stop hook refused the claim

@@ -15,13 +15,15 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
-from inspect_ai.agent import as_solver
+from inspect_ai.agent import Agent, as_solver
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from harness import progress
-from harness.agents.episode import CliEpisode, RecordMismatch
+from harness.agents.episode import CliEpisode, RecordMismatch, UserSpeaks
 from harness.agents.hooked import (
     HookJournal,
     disagreements,
@@ -80,7 +82,7 @@ def cli_agent(product: CliProduct) -> Solver:
             async with one_at_a_time():
                 with _host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
                     runner.prepare(product)
-                    state = await watchdog.run(lambda: as_solver(agent)(state, generate))
+                    state = await _converse(agent, episode, watchdog, state, generate)
         except Exception:  # the watchdog stopped the CLI at its budget, or it failed
             if not episode.spent:  # set where BudgetSpent is raised, whatever reaches here
                 raise  # a crash or a hang: the episode's error, naming its cause
@@ -108,6 +110,26 @@ def cli_agent(product: CliProduct) -> Solver:
         return state
 
     return solve
+
+
+async def _converse(
+    agent: Agent, episode: CliEpisode, watchdog: Watchdog, state: TaskState, generate: Generate
+) -> TaskState:
+    """The CLI's runs in one session: the first; one more for each time the scripted user
+    interrupts it to speak (the interrupted run returns nothing: a placeholder answer stands
+    for it, so inspect-swe resumes the session with the user's words as the next prompt); and
+    one for each follow-up the user sends when it yields."""
+    while True:
+        try:
+            state = await watchdog.run(partial(as_solver(agent), state, generate))
+        except UserSpeaks as speaks:
+            state.messages.append(ChatMessageAssistant(content="(interrupted by the user)"))
+            state.messages.append(ChatMessageUser(content=speaks.message))
+            continue
+        message = episode.follow_up()
+        if message is None:
+            return state
+        state.messages.append(ChatMessageUser(content=message))
 
 
 @contextlib.contextmanager

@@ -79,6 +79,7 @@ class Watchdog:
         filter's StopCli when the episode ends it (cancelling it stops the CLI's process)."""
         done: list[T] = []
         hung = False
+        self._stop = None  # a stop ends one run; the next run of the session starts afresh
         self._last = time.monotonic()  # waiting for the machine's CLI lock is not idling
 
         async def main(scope: anyio.CancelScope) -> None:

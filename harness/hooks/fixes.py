@@ -22,6 +22,8 @@ class Fix(BaseModel):
     deployable: bool = True
     #: a completion gate (at most one per install: each would refuse on its own terms)
     gate: bool = False
+    #: why a benchmark episode with this fix cannot take a scenario's user turns (None: it can)
+    no_user_turns: str | None = None
 
 
 #: every fix that keeps the list records it after each accepted TodoWrite (`PostToolUse`)
@@ -74,6 +76,8 @@ FIXES: dict[str, Fix] = {
             deployable=False,
             events=_WATCHED,
             gate=True,
+            no_user_turns="the oracle gate judges the scenario's subtasks as written, not as "
+            "the user changes them",
         ),
     )
 }

@@ -203,7 +203,7 @@ def _check_agents(
     """A shipping agent's CLI must be installed; with a real model it runs on the host only
     when asked by name; scenarios it cannot take yet are left out of its row, said here."""
     from harness.agents.install import binary
-    from harness.suite.agent_ready import unsupported
+    from harness.agents.support import left_out
 
     clis = [v.cli for v in variants if v.cli is not None]
     for product in clis:
@@ -220,14 +220,20 @@ def _check_agents(
             "permissions bypassed (--local-sandbox)",
             file=sys.stderr,
         )
-    skipped = {s.id: why for s in scenarios if (why := unsupported(s))}
-    if clis and skipped:
+    skipped = {v.label: left for v in variants if v.cli and (left := left_out(v.cli, scenarios))}
+    said: list[dict[str, str]] = []
+    for left in skipped.values():  # one line per distinct list, naming the rows it is for
+        if left in said:
+            continue
+        said.append(left)
+        rows = [label for label, other in skipped.items() if other == left]
         print(
-            f"todo-bench: the CLI rows leave out {len(skipped)} scenario(s) they cannot take "
-            f"yet: {', '.join(f'{k} ({v})' for k, v in skipped.items())}",
+            f"todo-bench: {', '.join(rows)} leave{'s' if len(rows) == 1 else ''} out "
+            f"{len(left)} scenario(s) they cannot take yet: "
+            f"{', '.join(f'{k} ({v})' for k, v in left.items())}",
             file=sys.stderr,
         )
-    return {v.label: skipped for v in variants if v.cli is not None and skipped}
+    return skipped
 
 
 def _check_sim_can_drive(variants: list[Variant]) -> None:

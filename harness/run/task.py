@@ -69,15 +69,14 @@ def build_task(variant: str = "L0-rewrite", **options: Any) -> Task:
     }
     if chosen.cli is not None:
         from harness.agents.solver import cli_agent
-        from harness.agents.support import agent_record
-        from harness.suite.agent_ready import unsupported
+        from harness.agents.support import agent_record, left_out
 
         # said when the run starts (harness/run/prepare.py) and on the board; never run
         # without its feature, never counted as a failure
-        left_out = {s.id: why for s in chosen_scenarios if (why := unsupported(s))}
-        chosen_scenarios = [s for s in chosen_scenarios if s.id not in left_out]
+        left = left_out(chosen.cli, chosen_scenarios)
+        chosen_scenarios = [s for s in chosen_scenarios if s.id not in left]
         solver, sandbox = cli_agent(chosen.cli), "local"
-        metadata["agent"] = agent_record(chosen.cli, left_out).model_dump()
+        metadata["agent"] = agent_record(chosen.cli, left).model_dump()
     else:
         rules = load_table(Path(given.heuristic_rules)) if given.heuristic_rules else None
         solver, sandbox = todo_agent(chosen, rules), None

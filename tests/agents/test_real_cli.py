@@ -1,11 +1,13 @@
 """The real Claude Code binary (`make agents`) run as a variant, offline: its todo calls come
 from its own session record, the work from the workspace, and every count is exact.
 
-Heavy (about 20 s an episode): the simulated agent solves two scenarios through both Claude Code
-rows; scripted episodes drop an item, reword a task, tick one early and claim "done" falsely."""
+Heavy (about 20 s an episode): the simulated agent solves a scenario whose user speaks mid-task
+through each Claude Code row; scripted episodes drop an item, reword a task, tick one early and
+claim "done" falsely."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog
 
 from harness.agents.install import AgentMissing, binary
+from harness.episode.record import EpisodeRecord
 from harness.run.task import build_task
 from harness.todo.clis import PRODUCTS
 from tests.agents import cli_script
@@ -40,14 +43,36 @@ def _scores(log: EvalLog) -> list[dict[str, Any]]:
     return [dict(s.scores["todo_scorer"].value) for s in log.samples]  # type: ignore[index,arg-type]
 
 
-@pytest.mark.parametrize("variant", ["cli/claude-code-todowrite", "cli/claude-code-tasks"])
+def user_turns(log: EvalLog) -> list[list[tuple[str, int]]]:
+    """Each episode's delivered user turns, (action, turn), from its ledger."""
+    assert log.samples
+    return [
+        [
+            (event["action"], event["turn"])
+            for event in json.loads(s.store[f"{EpisodeRecord.__name__}:ledger_json"])["events"]
+            if event["kind"] == "user"
+        ]
+        for s in log.samples
+    ]
+
+
+@pytest.mark.parametrize(
+    ("variant", "scenario", "said"),
+    [
+        ("cli/claude-code-todowrite", "user_cancels", ("cancel", 2)),
+        ("cli/claude-code-tasks", "user_adds_csv", ("add", 2)),
+    ],
+)
 def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_claude_code(
-    variant: str, tmp_path: Path
+    variant: str, scenario: str, said: tuple[str, int], tmp_path: Path
 ) -> None:
-    """sim/oracle solves an agent-ready scenario through the product with no fault; on
-    long_list, sim/sloppy's own record of the faults it made equals what the detectors count
-    from the product's record, episode by episode."""
-    (score,) = _scores(_run(variant, "excel_export", "sim/oracle", tmp_path / "oracle"))
+    """sim/oracle solves a scenario whose user speaks mid-task through the product with no
+    fault (the user interrupts the CLI after turn 2 and the session is resumed with the
+    message); on long_list, sim/sloppy's own record of the faults it made equals what the
+    detectors count from the product's record, episode by episode."""
+    oracle = _run(variant, scenario, "sim/oracle", tmp_path / "oracle")
+    assert user_turns(oracle) == [[said]]
+    (score,) = _scores(oracle)
     assert score["task_success"] == 1.0
     for fault in ("dropped_todos", "mutated_text", "false_todo_completions", "false_completion"):
         assert score[fault] == 0.0, fault

@@ -2,8 +2,9 @@
 from its own rollout record, the work from the workspace, and every count is exact.
 
 Heavy (about 20 s an episode): a scripted model drops a step from an `update_plan` rewrite; the
-simulated agent solves one scenario through Codex, every rewrite keeping every step, and nothing
-is counted against it (the zero case; a third episode would take CI past its budget)."""
+simulated agent solves one scenario through Codex, its user speaking mid-task (Codex interrupted
+and its session resumed), every rewrite keeping every step, and nothing is counted against it
+(the zero case; a third episode would take CI past its budget)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from harness.agents.install import AgentMissing, binary
 from harness.suite.cli_tools import helper_command
 from harness.todo.clis import PRODUCTS
 from tests.agents import cli_script
-from tests.agents.test_real_cli import _run, _scores
+from tests.agents.test_real_cli import _run, _scores, user_turns
 
 pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
 
@@ -63,8 +64,10 @@ def test_a_step_dropped_from_an_update_plan_rewrite_is_counted_once(tmp_path: Pa
 def test_the_oracle_solves_a_scenario_through_codex_and_nothing_is_counted(
     tmp_path: Path,
 ) -> None:
-    (score,) = _scores(_run("cli/codex", "main_and_test", "sim/oracle", tmp_path))
+    log = _run("cli/codex", "user_adds_csv", "sim/oracle", tmp_path)
+    assert user_turns(log) == [[("add", 2)]]  # Codex interrupted, its session resumed
+    (score,) = _scores(log)
     assert score["task_success"] == 1.0
-    assert score["todo_updates"] == 4.0 and score["rejected_updates"] == 0.0
+    assert score["todo_updates"] == 5.0 and score["rejected_updates"] == 0.0
     for fault in ("dropped_todos", "mutated_text", "false_todo_completions", "false_completion"):
         assert score[fault] == 0.0, fault

@@ -70,6 +70,8 @@ class Memory:
     undo_queue: list[int] = field(default_factory=list)  # reference steps reverting cancelled work
     sent: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)  # product calls
     inflight: dict[str, int] = field(default_factory=dict)  # call id -> reference step
+    #: the ids of the calls of its last turn, whose answers it has not seen yet
+    awaiting: set[str] = field(default_factory=set)
     reminded: bool = False
     repair_now: bool = False
     #: the repair answers a refusal that showed the current list: it copies that list

@@ -6,7 +6,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageTool,
+    ChatMessageUser,
+    ContentText,
+)
 
 from harness.models.sim.beliefs import Beliefs
 from harness.models.sim.recall import parse_rendered
@@ -32,16 +38,31 @@ class Observer(Beliefs):
             (i for i, msg in enumerate(messages) if isinstance(msg, ChatMessageAssistant)),
             default=-1,
         )
-        calls = {}
-        if last >= 0:
-            assistant = messages[last]
-            assert isinstance(assistant, ChatMessageAssistant)
-            calls = {c.id: c for c in assistant.tool_calls or []}
-        for message in messages[last + 1 :]:
-            if isinstance(message, ChatMessageTool):
+        # its last turn's calls are answered after the last assistant message, except where a
+        # shipping CLI its user interrupted put an answer of its own after them
+        start = next(
+            (
+                i
+                for i in range(last, -1, -1)
+                if isinstance(msg := messages[i], ChatMessageAssistant)
+                and any(c.id in m.awaiting for c in msg.tool_calls or [])
+            ),
+            last,
+        )
+        calls = {
+            c.id: c
+            for msg in messages[max(start, 0) : last + 1]
+            if isinstance(msg, ChatMessageAssistant)
+            for c in msg.tool_calls or []
+        }
+        for i, message in enumerate(messages[start + 1 :], start + 1):
+            if isinstance(message, ChatMessageTool) and (
+                i > last or message.tool_call_id in m.awaiting
+            ):
                 self._observe_tool(message, calls.get(message.tool_call_id or ""))
-            elif isinstance(message, ChatMessageUser) and last >= 0:
-                self._observe_user(message.text)
+            elif isinstance(message, ChatMessageUser) and last >= 0 and i > last:
+                self._observe_user(message.text, _blocks(message))
+        m.awaiting = set()
         # a history shorter than the last one seen was compacted (each compaction once)
         if len(messages) < m.history_seen:
             self._compacted()
@@ -170,7 +191,9 @@ class Observer(Beliefs):
             ]
         m.seen = items
 
-    def _observe_user(self, text: str) -> None:
+    def _observe_user(self, text: str, blocks: tuple[str, ...] = ()) -> None:
+        """A user message (`text`); `blocks`, its text blocks, where a shipping CLI sends the
+        user's words in a block of their own beside its reminders."""
         m = self.m
         if text.startswith("<reminder>"):
             m.reminded = True
@@ -195,7 +218,7 @@ class Observer(Beliefs):
             m.nudged = True
             return
         for turn in self.s.user_turns:
-            if turn.message == text and turn.subtask:
+            if turn.message in (text, *blocks) and turn.subtask:
                 m.user_ops.append((turn.action, turn.subtask))
                 if turn.action == "add":
                     m.added.append(turn.subtask)
@@ -229,3 +252,10 @@ class Observer(Beliefs):
                 m.forced.discard(later)
                 if verified:
                     m.verified.add(later)
+
+
+def _blocks(message: ChatMessageUser) -> tuple[str, ...]:
+    """The message's text blocks (none for a message that is one string)."""
+    if isinstance(message.content, str):
+        return ()
+    return tuple(c.text for c in message.content if isinstance(c, ContentText))

@@ -130,6 +130,7 @@ class SimModel(ModelAPI):
             if (name, args) != decided:
                 memory.sent[call_id] = decided  # remembered in its own terms
             calls.append(ToolCall(id=call_id, function=name, arguments=args, type="function"))
+        memory.awaiting = {call.id for call in calls}
         if decision.step is not None and calls:
             memory.inflight[calls[decision.step_call or 0].id] = decision.step
         faults = [
