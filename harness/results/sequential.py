@@ -34,16 +34,15 @@ a fraction of the n - k + 1 the t quantile was given), and the A/A false-alarm r
 gate with the t quantile alone was above alpha, the excess on dropped items and at the last
 looks, not the first (results/power/study.md: the `t quantile alone` rows and the degrees of
 freedom table; the boundaries themselves match the published values,
-tests/results/test_sequential.py). Where the t quantile is honest
-(a rate spread over the scenarios) the sign-flip bound is about the normal one and the t
-quantile, the larger, decides as before; where it is not, the sign-flip bound is larger and
-keeps the alpha, at the power the data can give (a difference carried by one pair can never
-be told from its flip). A randomization test rather than a corrected degrees of freedom
-(Satterthwaite), because the counts' heavy tails break the chi-square behind any such
-correction; rather than anytime-valid confidence sequences (the `confseq` package), because
-those need bounded observations (a count is not) and pay for looking after every episode.
-No maintained library computes a group-sequential permutation bound, so it is here, in
-numpy, and tested against the alpha it must keep.
+tests/results/test_sequential.py). Where the t quantile is honest (a rate spread over the
+scenarios) the two bounds are close and the decisions mostly as before; where it is not, the
+sign-flip bound is the larger and keeps the alpha, at the power the data can give (a
+difference carried by one pair can never be told from its flip). A randomization test rather
+than a corrected degrees of freedom (Satterthwaite), because the counts' heavy tails break
+the chi-square behind any such correction; rather than anytime-valid confidence sequences
+(the `confseq` package), because those need bounded observations (a count is not) and pay
+for looking after every episode. No maintained library computes a group-sequential
+permutation bound, so it is here, in numpy, and tested against the alpha it must keep.
 """
 
 from __future__ import annotations
