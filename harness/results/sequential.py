@@ -134,8 +134,9 @@ def boundaries(looks: int, alpha: float) -> tuple[float, ...]:
 def _signs(epoch: int, rows: int, scenarios: int) -> np.ndarray:
     """The signs of epoch `epoch`'s pairs in `rows` sign vectors: row 0 the observed (+1), the
     rest drawn from a generator seeded by (SEED, epoch), so they are the same at every look."""
-    out = 2.0 * np.random.default_rng([SEED, epoch]).integers(0, 2, (rows, scenarios)) - 1.0
-    out[0] = 1.0
+    drawn = np.random.default_rng([SEED, epoch]).integers(0, 2, (rows, scenarios))
+    out: np.ndarray = (2 * drawn - 1).astype(np.int8)  # kept small in the cache
+    out[0] = 1
     out.flags.writeable = False
     return out
 
@@ -160,8 +161,8 @@ def _path(pairs: list[tuple[str, int, float]], looks: int, signs: int) -> np.nda
         seen[row[e], column[s]] = True
     cuts = [len(part) for part in np.array_split(np.arange(len(epochs)), looks)]
     total = np.zeros((signs, len(scenarios)))  # per scenario, the signed sum so far
-    squares = np.zeros(len(scenarios))  # sign-free: sum of squares, pairs
-    count = np.zeros(len(scenarios))
+    squares = np.zeros(len(scenarios))  # per scenario, the same under every sign
+    count = np.zeros(len(scenarios))  # per scenario, its pairs so far
     out = np.zeros((signs, looks))
     e = 0
     for j, size in enumerate(cuts):
