@@ -20,8 +20,10 @@ What it does, honestly (also in the output):
 4. Sequential runs (`harness.results.sequential.look`, the code `--until-decided` runs, on
    batches of BATCH epochs of the suite's 12 scenarios drawn without replacement from the
    pool): A/A (a variant against itself, the two sides on disjoint pool epochs, both watched
-   metrics, alpha 0.05 over them) for the false-alarm rate; A/B (one comparison at alpha 0.05)
-   for power and mean episodes, against the fixed plan's episodes.
+   metrics, alpha 0.05 over them) for the false-alarm rate, told by metric and by look, once
+   with the gate and once without its sign-flip bound on the same draws, with what the last
+   look's pooled variance rests on (`pooled_df`); A/B (one comparison at alpha 0.05) for power
+   and mean episodes, against the fixed plan's episodes.
 Limits: repetitions share one finite pool (each A/A repetition uses 2 x BATCH x looks of the
 pool's epochs per scenario, each A/B one BATCH x looks), so they overlap and are not fully
 independent, and the intervals (which assume they are) are somewhat too narrow; the scenario

@@ -10,6 +10,8 @@ episode e of two variants is a pair, as in a real run. From the pool:
   calls) on the episodes drawn so far, stopping when `undecided` is 0 (the same rule);
 - `aa_sequential`: A/A repetitions: a variant against itself, the two sides drawn from disjoint
   pool epochs (independent seeds); a false alarm is any comparison decided better or worse;
+  `alarms_by_metric` and `alarms_by_look` tell where they came from, and `pooled_df` what the
+  last look's pooled variance rests on (the evidence for the sign-flip bound: sequential.py);
 - `ab_sequential`: A/B repetitions: the two variants on the same pool epochs (paired); power is
   the share decided in the direction of the pool's mean difference (the truth);
 - `fixed_power`: the fixed-size plan's test (`harness.results.power.simulated_power`: scenarios
