@@ -20,8 +20,10 @@ What it does, honestly (also in the output):
 4. Sequential runs (`harness.results.sequential.look`, the code `--until-decided` runs, on
    batches of BATCH epochs of the suite's 12 scenarios drawn without replacement from the
    pool): A/A (a variant against itself, the two sides on disjoint pool epochs, both watched
-   metrics, alpha 0.05 over them) for the false-alarm rate; A/B (one comparison at alpha 0.05)
-   for power and mean episodes, against the fixed plan's episodes.
+   metrics, alpha 0.05 over them) for the false-alarm rate, told by metric and by look, once
+   with the gate and once without its sign-flip bound on the same draws, with what the last
+   look's pooled variance rests on (`pooled_df`); A/B (one comparison at alpha 0.05) for power
+   and mean episodes, against the fixed plan's episodes.
 Limits: repetitions share one finite pool (each A/A repetition uses 2 x BATCH x looks of the
 pool's epochs per scenario, each A/B one BATCH x looks), so they overlap and are not fully
 independent, and the intervals (which assume they are) are somewhat too narrow; the scenario
@@ -44,12 +46,16 @@ from tabulate import tabulate
 from harness.results.power import Plan, plan
 from harness.results.power_study import (
     Pool,
+    PooledDf,
     Rate,
     aa_sequential,
     ab_sequential,
+    alarms_by_look,
+    alarms_by_metric,
     fixed_power,
     pool_epochs,
     pool_of,
+    pooled_df,
     truth,
 )
 from harness.results.report import read_summary
@@ -64,6 +70,8 @@ PAIRS = (
 )
 METRICS = ("task_success", "dropped_todos")
 AA_VARIANTS = ("L0-rewrite", "L4-inject+gate")
+#: the gate, and the gate without its sign-flip bound (the method before it), on the same draws
+AA_METHODS = (("sign-flip bound", True), ("t quantile alone", False))
 ALPHA = 0.05
 POWER = 0.8
 #: epochs per scenario in each batch of a sequential run, and its looks (the documented default)
@@ -100,8 +108,14 @@ class PlanCheck(BaseModel):
 
 class AACheck(BaseModel):
     variant: str
+    #: "sign-flip bound" (the gate) or "t quantile alone" (the gate before the bound)
+    method: str
     metrics: list[str]
     false_alarms: Rate
+    #: per metric, the runs in which it raised a false alarm
+    by_metric: dict[str, Rate]
+    #: per look, the runs whose first false alarm was raised there
+    by_look: list[int]
     mean_episodes: float
 
 
@@ -122,6 +136,8 @@ class Study(BaseModel):
     alpha: float
     power: float
     aa: list[AACheck]
+    #: per A/A variant and metric, what the last look's pooled variance rests on
+    aa_pooled: list[PooledDf]
     plans: list[PlanCheck]
     field_suite: list[dict[str, object]]
 
@@ -281,10 +297,18 @@ def fmt(r: Rate | None) -> str:
 
 def render(study: Study) -> str:
     aa_rows = [
-        [a.variant, ", ".join(a.metrics), f"{a.false_alarms.hits} of {a.false_alarms.reps}",
+        [a.variant, a.method, f"{a.false_alarms.hits} of {a.false_alarms.reps}",
          fmt(a.false_alarms), "yes" if a.false_alarms.rate <= study.alpha else "NO",
-         f"{a.mean_episodes:.1f}"]
+         "yes" if a.false_alarms.ci_high <= study.alpha else "no",
+         *[f"{r.hits} ({r.text})" for r in a.by_metric.values()],
+         ", ".join(str(n) for n in a.by_look), f"{a.mean_episodes:.1f}"]
         for a in study.aa
+    ]  # fmt: skip
+    pooled_rows = [
+        [p.variant, p.metric, str(p.df_given),
+         "-" if p.df_satterthwaite is None else f"{p.df_satterthwaite:.1f}",
+         "-" if p.top_scenario_share is None else f"{p.top_scenario_share:.2f}"]
+        for p in study.aa_pooled
     ]  # fmt: skip
     plan_rows = [
         [f"{p.base} -> {p.new}", p.metric, f"{p.pilot_effect:+.3f}", f"{p.true_effect:+.3f}",
@@ -320,19 +344,35 @@ def render(study: Study) -> str:
         f"## A/A: false alarms of the sequential gate ({study.reps_aa} repetitions)\n\n"
         f"A variant against itself, the two sides on disjoint pool epochs; {study.looks} looks "
         f"of {study.batch} epochs x 12 scenarios, alpha {study.alpha} over both metrics "
-        "(`harness.results.sequential.look`, the code `run --until-decided` runs). A false "
-        "alarm: any comparison decided better or worse.\n\n"
+        f"({', '.join(METRICS)}; `harness.results.sequential.look`, the code `run "
+        "--until-decided` runs). A false alarm: any comparison decided better or worse. Each "
+        "variant twice on the same draws: the gate (`sign-flip bound`) and the gate without "
+        "its sign-flip bound (`t quantile alone`, the method before it). Per metric: the runs "
+        "in which that metric raised a false alarm; per look: the runs whose first false "
+        "alarm was raised at looks 1 to "
+        f"{study.looks}.\n\n"
         + table(
             aa_rows,
             [
                 "variant",
-                "metrics",
+                "method",
                 "false alarms",
                 "rate [95% CI]",
                 f"<= alpha {study.alpha}",
+                "upper bound <= alpha",
+                *[f"by {m}" for m in METRICS],
+                "by look",
                 "mean episodes",
             ],
         )  # fmt: skip
+        + "\n\nWhat the last look's pooled within-scenario variance rests on (the same draws; "
+        "medians over the repetitions where the metric varied): the degrees of freedom the t "
+        "quantile is given (n pairs - k scenarios + 1), Satterthwaite's count of them from the "
+        "per-scenario variances, and the largest scenario's share of the pooled variance.\n\n"
+        + table(
+            pooled_rows,
+            ["variant", "metric", "df given", "df (Satterthwaite)", "largest scenario's share"],
+        )
         + f"\n\n## Fixed-size plans (`todo-bench power {PILOT.relative_to(ROOT)}`, alpha "
         f"{study.alpha}, power {study.power}) against the truth ({study.reps_fixed} simulated "
         "runs each)\n\n"
@@ -432,13 +472,28 @@ def main() -> int:
         return 2
     aa = []
     for k, variant in enumerate(AA_VARIANTS):
-        alarms, outcomes = aa_sequential(
-            pool, variant, list(METRICS), args.reps_aa, BATCH, LOOKS, ALPHA, args.seed + k
-        )
-        mean = sum(o.episodes for o in outcomes) / len(outcomes)
-        aa.append(
-            AACheck(variant=variant, metrics=list(METRICS), false_alarms=alarms, mean_episodes=mean)
-        )
+        for method, sign_flip in AA_METHODS:
+            alarms, outcomes = aa_sequential(
+                pool, variant, list(METRICS), args.reps_aa, BATCH, LOOKS, ALPHA, args.seed + k,
+                sign_flip,
+            )  # fmt: skip
+            mean = sum(o.episodes for o in outcomes) / len(outcomes)
+            aa.append(
+                AACheck(
+                    variant=variant,
+                    method=method,
+                    metrics=list(METRICS),
+                    false_alarms=alarms,
+                    by_metric=alarms_by_metric(outcomes, list(METRICS)),
+                    by_look=alarms_by_look(outcomes, LOOKS),
+                    mean_episodes=mean,
+                )
+            )
+    aa_pooled = [
+        pooled_df(pool, variant, metric, args.reps_aa, BATCH * LOOKS, args.seed + k)
+        for k, variant in enumerate(AA_VARIANTS)
+        for metric in METRICS
+    ]
     plans = [
         check(pool, base, new, metric, args, args.seed + 10 * (i + 1))
         for i, (base, new, metric) in enumerate((b, n, m) for b, n in PAIRS for m in METRICS)
@@ -462,6 +517,7 @@ def main() -> int:
         alpha=ALPHA,
         power=POWER,
         aa=aa,
+        aa_pooled=aa_pooled,
         plans=plans,
         field_suite=field_suite(field, args),
     )

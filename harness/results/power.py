@@ -73,16 +73,24 @@ class Plan(BaseModel):
     note: str = ""
 
 
+def paired(base: VariantSummary, new: VariantSummary, metric: str) -> list[tuple[str, int, float]]:
+    """(scenario, epoch, new - base) for every episode both variants have, sorted by scenario
+    and epoch."""
+    a = {(e.scenario, e.epoch): e.values for e in base.per_episode}
+    b = {(e.scenario, e.epoch): e.values for e in new.per_episode}
+    return [
+        (s, e, b[s, e].get(metric, 0.0) - a[s, e].get(metric, 0.0))
+        for s, e in sorted(a.keys() & b.keys())
+    ]
+
+
 def paired_differences(
     base: VariantSummary, new: VariantSummary, metric: str
 ) -> tuple[list[float], list[str]]:
     """new - base for every episode both variants have (same scenario and epoch), with the
     scenario of each, in a stable order."""
-    a = {(e.scenario, e.epoch): e.values for e in base.per_episode}
-    b = {(e.scenario, e.epoch): e.values for e in new.per_episode}
-    keys = sorted(a.keys() & b.keys())
-    diffs = [b[k].get(metric, 0.0) - a[k].get(metric, 0.0) for k in keys]
-    return diffs, [k[0] for k in keys]
+    pairs = paired(base, new, metric)
+    return [d for _, _, d in pairs], [s for s, _, _ in pairs]
 
 
 def variance_components(values: list[float], clusters: list[str]) -> tuple[float, float]:

@@ -10,6 +10,8 @@ episode e of two variants is a pair, as in a real run. From the pool:
   calls) on the episodes drawn so far, stopping when `undecided` is 0 (the same rule);
 - `aa_sequential`: A/A repetitions: a variant against itself, the two sides drawn from disjoint
   pool epochs (independent seeds); a false alarm is any comparison decided better or worse;
+  `alarms_by_metric` and `alarms_by_look` tell where they came from, and `pooled_df` what the
+  last look's pooled variance rests on (the evidence for the sign-flip bound: sequential.py);
 - `ab_sequential`: A/B repetitions: the two variants on the same pool epochs (paired); power is
   the share decided in the direction of the pool's mean difference (the truth);
 - `fixed_power`: the fixed-size plan's test (`harness.results.power.simulated_power`: scenarios
@@ -56,6 +58,8 @@ class SequentialOutcome(BaseModel):
     """One simulated sequential run: each comparison's final verdict, and what it used."""
 
     verdicts: list[str]
+    #: the look that decided each comparison (None: undecided)
+    decided_at: list[int | None]
     looks: int
     episodes: int
 
@@ -129,10 +133,12 @@ def sequential_run(
     batch: int,
     looks: int,
     alpha: float,
+    sign_flip: bool = True,
 ) -> SequentialOutcome:
     """One sequential run of `base` against `new` (each: scenario -> its drawn episodes in the
     order they would be run, at least batch x looks each) watching `metrics`, alpha shared
-    equally by the comparisons (Bonferroni, as `run --until-decided` does)."""
+    equally by the comparisons (Bonferroni, as `run --until-decided` does). `sign_flip=False`:
+    the gate without its sign-flip bound (the method before it)."""
     comparisons = [("base", "new", m) for m in metrics]
     done: list[Look] = []
     for k in range(1, looks + 1):
@@ -144,11 +150,16 @@ def sequential_run(
             },
             n,
         )
-        done.append(look(summary, comparisons, k, looks, alpha / len(comparisons), {}, done, None))
+        alpha_each = alpha / len(comparisons)
+        done.append(look(summary, comparisons, k, looks, alpha_each, {}, done, None, sign_flip))
         if undecided(done[-1]) == 0:
             break
+    decisions = final(done)
     return SequentialOutcome(
-        verdicts=[d.verdict for d in final(done)], looks=done[-1].look, episodes=done[-1].episodes
+        verdicts=[d.verdict for d in decisions],
+        decided_at=[d.decided_at for d in decisions],
+        looks=done[-1].look,
+        episodes=done[-1].episodes,
     )
 
 
@@ -168,9 +179,11 @@ def aa_sequential(
     looks: int,
     alpha: float,
     seed: int,
+    sign_flip: bool = True,
 ) -> tuple[Rate, list[SequentialOutcome]]:
     """A/A: `variant` against itself, each side batch x looks epochs per scenario drawn from
-    disjoint pool epochs; the rate of runs with any comparison decided better or worse."""
+    disjoint pool epochs; the rate of runs with any comparison decided better or worse (the
+    same draws for either `sign_flip`)."""
     need = batch * looks
     if pool_epochs({variant: pool[variant]}) < 2 * need:
         raise ValueError(f"A/A needs {2 * need} pool epochs per scenario ({batch} x {looks} x 2)")
@@ -179,9 +192,72 @@ def aa_sequential(
         rows = pool[variant]
         a = {s: [rows[s][i] for i in order[s][:need]] for s in rows}
         b = {s: [rows[s][i] for i in order[s][need : 2 * need]] for s in rows}
-        outcomes.append(sequential_run(a, b, metrics, batch, looks, alpha))
-    alarms = sum(any(v in ("better", "worse") for v in o.verdicts) for o in outcomes)
+        outcomes.append(sequential_run(a, b, metrics, batch, looks, alpha, sign_flip))
+    alarms = sum(any(alarm(v) for v in o.verdicts) for o in outcomes)
     return rate(alarms, reps), outcomes
+
+
+class PooledDf(BaseModel):
+    """What the last look's pooled within-scenario variance of one metric's A/A differences
+    rests on, over the repetitions: the degrees of freedom its t quantile is given (n - k + 1),
+    Satterthwaite's count of them (per scenario variances s_i^2 on m_i - 1 each:
+    (sum s_i^2 (m_i - 1))^2 / sum s_i^4 (m_i - 1)), and the largest scenario's share of it;
+    medians over the repetitions where anything varied."""
+
+    variant: str
+    metric: str
+    df_given: int
+    df_satterthwaite: float | None
+    top_scenario_share: float | None
+
+
+def pooled_df(pool: Pool, variant: str, metric: str, reps: int, epochs: int, seed: int) -> PooledDf:
+    """`PooledDf` of `metric` at the last look of `aa_sequential`'s runs (the same draws for
+    the same seed: `epochs` per side and scenario)."""
+    rows = pool[variant]
+    dfs, shares = [], []
+    n = k = 0
+    for order in _orders(pool, variant, reps, seed):
+        ssw = []
+        for s, r in rows.items():
+            a = np.asarray([r[i].get(metric, 0.0) for i in order[s][:epochs]])
+            b = np.asarray([r[i].get(metric, 0.0) for i in order[s][epochs : 2 * epochs]])
+            ssw.append(float(((b - a - (b - a).mean()) ** 2).sum()))
+        n, k = epochs * len(rows), len(rows)
+        if sum(ssw) > 0:
+            per = np.asarray(ssw) / (epochs - 1)  # s_i^2
+            dfs.append(float((per * (epochs - 1)).sum() ** 2 / (per**2 * (epochs - 1)).sum()))
+            shares.append(float(max(ssw) / sum(ssw)))
+    return PooledDf(
+        variant=variant,
+        metric=metric,
+        df_given=n - k + 1,
+        df_satterthwaite=round(float(np.median(dfs)), 3) if dfs else None,
+        top_scenario_share=round(float(np.median(shares)), 3) if shares else None,
+    )
+
+
+def alarm(verdict: str) -> bool:
+    """An A/A comparison decided a difference."""
+    return verdict in ("better", "worse")
+
+
+def alarms_by_metric(outcomes: list[SequentialOutcome], metrics: list[str]) -> dict[str, Rate]:
+    """Per watched metric, the share of A/A runs in which it raised a false alarm."""
+    return {
+        m: rate(sum(alarm(o.verdicts[i]) for o in outcomes), len(outcomes))
+        for i, m in enumerate(metrics)
+    }
+
+
+def alarms_by_look(outcomes: list[SequentialOutcome], looks: int) -> list[int]:
+    """Per look, the A/A runs whose first false alarm was raised there."""
+    out = [0] * looks
+    for o in outcomes:
+        first = [at for v, at in zip(o.verdicts, o.decided_at, strict=True) if alarm(v) and at]
+        if first:
+            out[min(first) - 1] += 1
+    return out
 
 
 def truth(pool: Pool, base: str, new: str, metric: str) -> float:

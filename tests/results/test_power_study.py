@@ -11,10 +11,13 @@ from harness.results.power_study import (
     Pool,
     aa_sequential,
     ab_sequential,
+    alarms_by_look,
+    alarms_by_metric,
     fixed_power,
     paired_groups,
     pool_epochs,
     pool_of,
+    pooled_df,
     rate,
     right_way,
     sequential_run,
@@ -103,3 +106,36 @@ def test_ab_repetitions_find_a_large_true_difference() -> None:
     assert 2 * 6 * 2 <= episodes <= 2 * 6 * 2 * 3
     fixed = fixed_power(pool, "A", "B", "task_success", 6, 2, 0.05, 200, seed=3)
     assert fixed.rate > 0.9 and fixed.reps == 200
+
+
+def test_aa_false_alarms_are_told_by_metric_and_by_look() -> None:
+    """The A/A breakdown: every run with a false alarm counts at exactly one look (its
+    first), and each metric's hits are the runs where that metric raised one."""
+    pool = synthetic({"A": 0.5}, scenarios=4, epochs=8)
+    for values in pool["A"].values():
+        for i, v in enumerate(values):
+            v["dropped_todos"] = float(i % 3)
+    metrics = ["task_success", "dropped_todos"]
+    total, outcomes = aa_sequential(pool, "A", metrics, 30, 2, 2, 0.5, seed=4)
+    by_look = alarms_by_look(outcomes, 2)
+    assert sum(by_look) == total.hits > 0
+    by_metric = alarms_by_metric(outcomes, metrics)
+    assert max(r.hits for r in by_metric.values()) <= total.hits
+    assert total.hits <= sum(r.hits for r in by_metric.values())
+
+
+def test_the_pooled_variance_of_a_count_one_scenario_carries_rests_on_its_epochs_alone() -> None:
+    """One scenario of 6 varies: the t quantile is given n - k + 1 = 6 x 4 - 6 + 1 = 19
+    degrees of freedom, Satterthwaite counts that scenario's 3, and its share is all."""
+    pool: Pool = {
+        "A": {
+            f"s{k}": [{"dropped_todos": float(k == 0) * (i % 4)} for i in range(8)]
+            for k in range(6)
+        }
+    }
+    pooled = pooled_df(pool, "A", "dropped_todos", 20, 4, seed=0)
+    assert pooled.df_given == 19
+    assert pooled.df_satterthwaite == 3.0 and pooled.top_scenario_share == 1.0
+    spread = synthetic({"A": 0.5}, scenarios=6, epochs=40)
+    df = pooled_df(spread, "A", "task_success", 20, 20, seed=0).df_satterthwaite
+    assert df is not None and df > 80
