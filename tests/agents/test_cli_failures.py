@@ -31,21 +31,27 @@ def _stand_in(folder: Path, script: str, monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 @pytest.mark.parametrize(
-    ("script", "cause"),
+    ("script", "idle", "cause"),
     [
-        ('echo "boom: cannot open the config" >&2\nexit 3\n', "boom: cannot open the config"),
+        # the idle limit well above the bridge's start-up, which takes seconds on a busy machine
+        (
+            'echo "boom: cannot open the config" >&2\nexit 3\n',
+            "120",
+            "boom: cannot open the config",
+        ),
         (
             "sleep 4242\n",
+            "4",
             "claude-code made no model request and did not exit for 4 s (hung",
         ),
     ],
     ids=["crash", "hang"],
 )
 def test_a_crashed_or_hung_cli_ends_its_episode_naming_the_cause(
-    script: str, cause: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    script: str, idle: str, cause: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _stand_in(tmp_path / "agents", script, monkeypatch)
-    monkeypatch.setenv(IDLE_SECONDS, "4")
+    monkeypatch.setenv(IDLE_SECONDS, idle)
     task = build_task(variant=PRODUCT.name, scenarios="excel_export")
     (log,) = eval(task, model="sim/oracle", display="none", log_dir=str(tmp_path / "logs"))
     assert log.status == "error" and log.error is not None
