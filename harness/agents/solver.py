@@ -45,10 +45,11 @@ OWN_FILES = (".claude/", ".codex/", ".opencode/")
 
 
 def _search_path(product: CliProduct) -> str:
-    """The CLI's binary first, then this environment's commands (`todo-bench-tool`)."""
-    return os.pathsep.join(
-        [str(binary(product).parent), str(Path(sys.executable).parent), "/usr/bin", "/bin"]
-    )
+    """The CLI's binary first, then this environment's commands (`todo-bench-tool`), then the
+    commands the CLI needs beside it (`binary` checked they are there)."""
+    folders = [str(binary(product).parent), str(Path(sys.executable).parent)]
+    folders += [str(Path(found).parent) for c in product.requires if (found := shutil.which(c))]
+    return os.pathsep.join(dict.fromkeys([*folders, "/usr/bin", "/bin"]))
 
 
 @solver
@@ -79,7 +80,7 @@ def cli_agent(product: CliProduct) -> Solver:
         try:
             async with one_at_a_time():
                 with _host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
-                    runner.prepare(product)
+                    runner.prepare(product, home)
                     state = await watchdog.run(lambda: as_solver(agent)(state, generate))
         except Exception:  # the watchdog stopped the CLI at its budget, or it failed
             if not episode.spent:  # set where BudgetSpent is raised, whatever reaches here

@@ -89,3 +89,12 @@ def test_the_codex_row_records_each_of_its_own_config_switches() -> None:
     # a Claude Code row sets environment switches only, recorded as before
     claude = PRODUCTS["cli/claude-code-tasks"]
     assert agent_record(claude, {}).switches == claude.env
+
+
+def test_the_opencode_row_records_its_environment_and_config_switches() -> None:
+    opencode = PRODUCTS["cli/opencode"]
+    switches = agent_record(opencode, {}).switches
+    assert switches["OPENCODE_DISABLE_AUTOUPDATE"] == "1"
+    assert switches["OPENCODE_CONFIG_CONTENT share"] == '"disabled"'
+    assert len(switches) == len(opencode.env) + len(opencode.config)
+    assert opencode.todo_tools == ("todowrite",) and opencode.design == "opencode-todowrite"
