@@ -1,8 +1,9 @@
 """The real Claude Code binary (`make agents`) run as a variant, offline: its todo calls come
 from its own session record, the work from the workspace, and every count is exact.
 
-Heavy (about 20 s an episode): the simulated agent solves two scenarios through both Claude Code
-rows; scripted episodes drop an item, reword a task, tick one early and claim "done" falsely."""
+Heavy (about 20 s an episode): the simulated agent solves a scenario through both Claude Code
+rows and OpenCode's, and its faults on another equal the counts; scripted episodes drop an
+item, reword a task, tick one early and claim "done" falsely."""
 
 from __future__ import annotations
 
@@ -40,13 +41,19 @@ def _scores(log: EvalLog) -> list[dict[str, Any]]:
     return [dict(s.scores["todo_scorer"].value) for s in log.samples]  # type: ignore[index,arg-type]
 
 
-@pytest.mark.parametrize("variant", ["cli/claude-code-todowrite", "cli/claude-code-tasks"])
-def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_claude_code(
+@pytest.mark.parametrize(
+    "variant", ["cli/claude-code-todowrite", "cli/claude-code-tasks", "cli/opencode"]
+)
+def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_the_cli(
     variant: str, tmp_path: Path
 ) -> None:
     """sim/oracle solves an agent-ready scenario through the product with no fault; on
     long_list, sim/sloppy's own record of the faults it made equals what the detectors count
     from the product's record, episode by episode."""
+    try:
+        binary(PRODUCTS[variant])
+    except AgentMissing as missing:
+        pytest.skip(f"{missing} (CI runs make agents first)")
     (score,) = _scores(_run(variant, "excel_export", "sim/oracle", tmp_path / "oracle"))
     assert score["task_success"] == 1.0
     for fault in ("dropped_todos", "mutated_text", "false_todo_completions", "false_completion"):
