@@ -92,9 +92,11 @@ _CODEX_CONFIG = {
     "features.goals": "false",
 }
 
-#: what the OpenCode row sets, each by OpenCode's own documented switch (environment flags and
-#: config keys): no update check, no models.dev catalog fetch, no session sharing, no LSP
-#: download, no default plugins (filled in below with what each is for)
+#: what the OpenCode row sets, each by OpenCode's own documented switch: no update check, no
+#: models.dev catalog download (its binary carries a catalog), no language-server download, no
+#: default plugins (environment flags); no update check, no session sharing, no web tools
+#: (config keys, values in JSON; the machines have no network but the bridge). Its headless run
+#: offers `todowrite` without a switch
 _OPENCODE_ENV: dict[str, str] = {
     "OPENCODE_DISABLE_AUTOUPDATE": "1",
     "OPENCODE_DISABLE_MODELS_FETCH": "1",
