@@ -20,13 +20,17 @@ from tests.agents.test_no_network import ONE_PER_CLI
 def _stand_in(
     product: CliProduct, folder: Path, script: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An install folder whose binary of `product` is `script`."""
+    """An install folder whose binary of `product` runs `script`."""
     manifest = folder / "node_modules" / product.package / "package.json"
     manifest.parent.mkdir(parents=True)
     manifest.write_text(json.dumps({"version": product.version}))
     binary = folder / product.binary
     binary.parent.mkdir(parents=True)
-    binary.write_text("#!/bin/sh\n" + script)
+    # it answers a version probe as the product does (inspect-swe asks Codex's before the run,
+    # with a command no cancellation reaches: a stand-in sleeping there hung the test, not the
+    # episode)
+    version = f'if [ "$1" = --version ]; then echo "{product.version}"; exit 0; fi\n'
+    binary.write_text("#!/bin/sh\n" + version + script)
     binary.chmod(0o755)
     monkeypatch.setenv("TODO_BENCH_AGENTS", str(folder))
 
