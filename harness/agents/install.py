@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 from harness import PACKAGE_DIR
@@ -56,5 +57,12 @@ def binary(product: CliProduct) -> Path:
         raise AgentMissing(
             f"{product.name}: {product.package} {found} is installed in {folder}, the board pins "
             f"{product.version}; {hint}"
+        )
+    missing = [f"{command} (Debian: {package})" for command, package in product.requires.items()
+               if shutil.which(command) is None]  # fmt: skip
+    if missing:
+        raise AgentMissing(
+            f"{product.name}: the CLI needs {', '.join(missing)} on PATH; install "
+            f"{'it' if len(missing) == 1 else 'them'} first"
         )
     return path

@@ -8,17 +8,22 @@ calls is (under the episode's fresh HOME).
   sets from its own arguments passed as those arguments); its rollout JSONL under
   `CODEX_HOME/sessions/`. inspect-swe's model-catalog download is answered from its own bundled
   snapshot (`seed_codex_catalog`), so a run tries no connection but the bridge.
+- OpenCode: `opencode()` with its XDG folders in the episode's HOME, the product's config keys
+  as its inline config (`OPENCODE_CONFIG_CONTENT`, merged over the file inspect-swe writes to
+  point it at the bridge); its own store, the SQLite `opencode.db` in its data folder. Its
+  config folder is prepared so that it does not install its plugin SDK from npm at start.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
 from inspect_ai.agent import Agent
-from inspect_swe import claude_code, codex_cli
+from inspect_swe import claude_code, codex_cli, opencode
 
 from harness._inspect_private import seed_codex_catalog
 from harness.sessions.calls import (
@@ -27,6 +32,8 @@ from harness.sessions.calls import (
     claude_code_sessions,
     codex_calls,
     codex_sessions,
+    opencode_calls,
+    opencode_store,
 )
 from harness.todo.clis import CliProduct
 
@@ -41,8 +48,8 @@ class CliRunner:
     agent: Callable[[CliProduct, Common, Path], Agent]
     #: the product's own record of its calls, read from the episode's HOME after the run
     record: Callable[[Path], list[CallRecord]]
-    #: run in the CLI's host environment (the episode's HOME) just before it starts
-    prepare: Callable[[CliProduct], None] = field(default=lambda product: None)
+    #: run in the CLI's host environment just before it starts, given the episode's HOME
+    prepare: Callable[[CliProduct, Path], None] = field(default=lambda product, home: None)
 
 
 def codex_home(home: Path) -> Path:
@@ -66,6 +73,62 @@ def _codex_agent(product: CliProduct, common: Common, home: Path) -> Agent:
     )
 
 
+def _config_tree(config: dict[str, str]) -> dict[str, Any]:
+    """Dotted config keys with JSON values, as the nested object a config file holds."""
+    tree: dict[str, Any] = {}
+    for key, value in config.items():
+        *parents, leaf = key.split(".")
+        node = tree
+        for name in parents:
+            node = node.setdefault(name, {})
+        node[leaf] = json.loads(value)
+    return tree
+
+
+def _opencode_record(home: Path) -> list[CallRecord]:
+    db = opencode_store(Path(opencode_dirs(home)["XDG_DATA_HOME"]))
+    return opencode_calls(db) if db is not None else []
+
+
+#: the package OpenCode installs from npm into each of its config folders when it starts (the
+#: SDK of its plugins), unless the folder's lockfile already lists it
+_OPENCODE_PLUGIN_SDK = "@opencode-ai/plugin"
+
+
+def _seed_opencode_config(product: CliProduct, home: Path) -> None:
+    """OpenCode's config folder in the episode's HOME, its plugin SDK already listed as
+    installed: OpenCode has no switch for that install, which otherwise tries the npm registry
+    at every start (the episode loads no plugin)."""
+    folder = Path(opencode_dirs(home)["XDG_CONFIG_HOME"]) / "opencode"
+    (folder / "node_modules").mkdir(parents=True, exist_ok=True)
+    wanted = {_OPENCODE_PLUGIN_SDK: product.version}
+    (folder / "package.json").write_text(json.dumps({"dependencies": wanted}), encoding="utf-8")
+    lock = {"packages": {"": {"dependencies": wanted}}}
+    (folder / "package-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+
+
+def opencode_dirs(home: Path) -> dict[str, str]:
+    """OpenCode's XDG folders, all in the episode's HOME (never the user's own, whatever the
+    host's XDG variables say): its config, its session store, its state and caches."""
+    return {
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+    }
+
+
+def _opencode_agent(product: CliProduct, common: Common, home: Path) -> Agent:
+    args = {k: v for k, v in common.items() if k not in ("model_config", "env")}
+    env = {
+        **common["env"],
+        **opencode_dirs(home),
+        # the row's config keys, as OpenCode's inline config (merged over inspect-swe's file)
+        "OPENCODE_CONFIG_CONTENT": json.dumps(_config_tree(product.config)),
+    }
+    return opencode(opencode_model=product.model_config_id, env=env, **args)
+
+
 def _claude_code_record(home: Path) -> list[CallRecord]:
     return [call for path in claude_code_sessions(home) for call in claude_code_calls(path)]
 
@@ -81,6 +144,9 @@ RUNNERS: dict[str, CliRunner] = {
     "codex": CliRunner(
         agent=_codex_agent,
         record=_codex_record,
-        prepare=lambda product: seed_codex_catalog(product.version),
+        prepare=lambda product, home: seed_codex_catalog(product.version),
+    ),
+    "opencode": CliRunner(
+        agent=_opencode_agent, record=_opencode_record, prepare=_seed_opencode_config
     ),
 }

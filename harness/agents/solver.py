@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 
 from inspect_ai.agent import Agent, as_solver
-from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from harness import progress
@@ -47,10 +47,11 @@ OWN_FILES = (".claude/", ".codex/", ".opencode/")
 
 
 def _search_path(product: CliProduct) -> str:
-    """The CLI's binary first, then this environment's commands (`todo-bench-tool`)."""
-    return os.pathsep.join(
-        [str(binary(product).parent), str(Path(sys.executable).parent), "/usr/bin", "/bin"]
-    )
+    """The CLI's binary first, then this environment's commands (`todo-bench-tool`), then the
+    commands the CLI needs beside it (`binary` checked they are there)."""
+    folders = [str(binary(product).parent), str(Path(sys.executable).parent)]
+    folders += [str(Path(found).parent) for c in product.requires if (found := shutil.which(c))]
+    return os.pathsep.join(dict.fromkeys([*folders, "/usr/bin", "/bin"]))
 
 
 @solver
@@ -81,7 +82,7 @@ def cli_agent(product: CliProduct) -> Solver:
         try:
             async with one_at_a_time():
                 with _host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
-                    runner.prepare(product)
+                    runner.prepare(product, home)
                     state = await _converse(agent, episode, watchdog, state, generate)
         except Exception:  # the watchdog stopped the CLI at its budget, or it failed
             if not episode.spent:  # set where BudgetSpent is raised, whatever reaches here
@@ -116,20 +117,31 @@ async def _converse(
     agent: Agent, episode: CliEpisode, watchdog: Watchdog, state: TaskState, generate: Generate
 ) -> TaskState:
     """The CLI's runs in one session: the first; one more for each time the scripted user
-    interrupts it to speak (the interrupted run returns nothing: a placeholder answer stands
-    for it, so inspect-swe resumes the session with the user's words as the next prompt); and
-    one for each follow-up the user sends when it yields."""
+    interrupts it to speak (the interrupted run returns nothing of its own: a placeholder
+    answer stands for it, so inspect-swe resumes the session with the user's words as the next
+    prompt); and one for each follow-up the user sends when it yields."""
+    own = {m.id for m in state.messages if isinstance(m, ChatMessageSystem)}
     while True:
         try:
             state = await watchdog.run(partial(as_solver(agent), state, generate))
         except UserSpeaks as speaks:
-            state.messages.append(ChatMessageAssistant(content="(interrupted by the user)"))
-            state.messages.append(ChatMessageUser(content=speaks.message))
+            _speak(state, own, ChatMessageAssistant(content="(interrupted by the user)"))
+            _speak(state, own, ChatMessageUser(content=speaks.message))
             continue
         message = episode.follow_up()
         if message is None:
             return state
-        state.messages.append(ChatMessageUser(content=message))
+        _speak(state, own, ChatMessageUser(content=message))
+
+
+def _speak(state: TaskState, own: set[str | None], message: ChatMessage) -> None:
+    """Add `message` for the next run. The state the bridge hands back holds the CLI's own
+    system prompt, and inspect-swe's OpenCode agent sends every system message of the state in
+    front of the next prompt: only the episode's own (`own`) are kept, so the CLI gets the
+    user's words as a user of the product types them."""
+    state.messages = [
+        m for m in state.messages if not isinstance(m, ChatMessageSystem) or m.id in own
+    ] + [message]
 
 
 @contextlib.contextmanager

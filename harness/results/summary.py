@@ -158,6 +158,9 @@ class RunRecord(BaseModel):
     #: unset in run folders made before 2026-12-04 (rescore then reads the shipped table)
     price: Price | None = None
     priced: bool = False
+    #: each shipping agent's row (`cli/...`): its product, version and every switch it set;
+    #: empty for a run without one (and in run folders made before 2026-12-04, evening)
+    agents: dict[str, AgentRecord] = {}
 
 
 #: a watched comparison's state at a look: a difference shown either way, no difference beyond

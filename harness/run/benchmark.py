@@ -105,7 +105,10 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
 
 
 def run_record(plan: RunOptions, ready: Prepared) -> RunRecord:
-    """run.json: what the run's logs are made with (a resume must match it), and its price."""
+    """run.json: what the run's logs are made with (a resume must match it), its price, and
+    what each shipping agent's row ran (product, version, switches)."""
+    from harness.agents.support import agent_record
+
     return RunRecord(
         model=plan.model,
         variants=ready.labels,
@@ -113,6 +116,11 @@ def run_record(plan: RunOptions, ready: Prepared) -> RunRecord:
         epochs=plan.epochs,
         provenance=ready.origin,
         price=ready.price,
+        agents={
+            v.label: agent_record(v.cli, ready.left_out.get(v.label, {}))
+            for v in ready.variants
+            if v.cli is not None
+        },
     )
 
 

@@ -176,7 +176,8 @@ class RunFolder:
                     "resuming would mix them (use --fresh to start over, or another --out)"
                 )
             variants = sorted({*old.variants, *record.variants})
-            record = record.model_copy(update={"variants": variants})
+            agents = {**old.agents, **record.agents}
+            record = record.model_copy(update={"variants": variants, "agents": agents})
         try:
             storage.write_text(path, record.model_dump_json(indent=2) + "\n")
         except OSError as error:

@@ -57,7 +57,8 @@ class TaskOptions(BaseModel):
     variant: str = Field(
         "L0-rewrite",
         description="L0-rewrite ... L4-inject, a product design (cc-todowrite, cc-tasks, "
-        "codex-plan, inspect-todo_write), a shipping agent (cli/...) or a registered design, "
+        "codex-plan, inspect-todo_write, opencode-todowrite), a shipping agent (cli/...) or a "
+        "registered design, "
         "with its switches (+inject, +gate, +heuristic, +uncapped, ...)",
     )
     inject: bool = Field(

@@ -4,7 +4,9 @@ calls through the harness's design and cross-checks the record against what the 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -106,3 +108,38 @@ def _arguments(payload: dict[str, Any]) -> dict[str, Any]:
 def codex_sessions(codex_home: Path) -> Iterator[Path]:
     """The rollout files Codex CLI wrote under a CODEX_HOME, oldest first."""
     yield from sorted((codex_home / "sessions").glob("**/rollout-*.jsonl"))
+
+
+def opencode_calls(db: Path) -> list[CallRecord]:
+    """Every tool call of OpenCode's own store (its SQLite `opencode.db`: one `part` row per
+    piece of a message, a tool call's part holding its `callID`, `tool` and `state` with the
+    input and the output or error), in the order made; sub-agents' sessions left out."""
+    with contextlib.closing(sqlite3.connect(db)) as store:
+        rows = store.execute(
+            "SELECT part.data FROM part JOIN session ON part.session_id = session.id "
+            "WHERE session.parent_id IS NULL ORDER BY part.id"
+        ).fetchall()
+    calls: list[CallRecord] = []
+    for (data,) in rows:
+        part = _dict(json.loads(data))
+        if part.get("type") != "tool":
+            continue
+        state = _dict(part.get("state"))
+        failed = state.get("status") == "error"
+        answer = state.get("error" if failed else "output")
+        calls.append(
+            CallRecord(
+                id=str(part.get("callID", "")),
+                tool=str(part.get("tool", "")),
+                args=_dict(state.get("input")),
+                result=None if answer is None else str(answer),
+                error=failed,
+            )
+        )
+    return calls
+
+
+def opencode_store(data_home: Path) -> Path | None:
+    """OpenCode's store under an XDG data folder, if it wrote one."""
+    db = data_home / "opencode" / "opencode.db"
+    return db if db.is_file() else None

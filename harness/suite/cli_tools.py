@@ -1,9 +1,9 @@
 """The workspace tools in a shipping CLI's terms, declared once for both directions.
 
 A CLI agent has its own tools (Claude Code: `Write`, `Read`, `Edit`, `Bash`; Codex CLI:
-`exec_command`, its shell); the scenarios' tools are the seed's (`write_file`, `create_excel`,
-...). Inside a CLI episode every seed tool is also a
-command, `todo-bench-tool NAME 'JSON'` (`harness/agents/toolcmd.py`), which runs the harness's
+`exec_command`, its shell; OpenCode: `write`, `read`, `edit`, `bash`); the scenarios' tools
+are the seed's (`write_file`, `create_excel`, ...). Inside a CLI episode every seed tool is also
+a command, `todo-bench-tool NAME 'JSON'` (`harness/agents/toolcmd.py`), which runs the harness's
 own workspace code and journals the call, so any scenario can be solved through a CLI. This
 module says how a seed call is made through the CLI (the simulated agent's side) and which
 native CLI calls are a seed call (the record's side, for the subtasks' tool rules).
@@ -15,7 +15,7 @@ import json
 import re
 import shlex
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 Call = tuple[str, dict[str, Any]]
 
@@ -28,10 +28,28 @@ JOURNAL = "TODO_BENCH_JOURNAL"
 WORKSPACE_LINE = "The task's workspace (your working directory) is: "
 _ROOT = re.compile(re.escape(WORKSPACE_LINE) + r"(\S+)")
 #: each CLI's shell tool -> the argument holding its command line: a CLI offering one can be
-#: driven this way (Claude Code's `Bash`, Codex CLI's `exec_command`)
-SHELLS = {"Bash": "command", "exec_command": "cmd"}
-#: the file tools a CLI may also have (Claude Code's), used for text files when offered
-FILE_TOOLS = frozenset({"Write", "Read"})
+#: driven this way (Claude Code's `Bash`, Codex CLI's `exec_command`, OpenCode's `bash`)
+SHELLS = {"Bash": "command", "exec_command": "cmd", "bash": "command"}
+#: the shells whose schema asks for a description of the command (OpenCode's `bash` takes
+#: none: its schema allows no other property)
+_DESCRIBED = frozenset({"Bash"})
+
+
+class FileTools(NamedTuple):
+    """A CLI's own file tools (used for text files where it has them) and the argument that
+    names the file."""
+
+    write: str
+    read: str
+    edits: tuple[str, ...]
+    path: str
+
+
+#: Claude Code's and OpenCode's file tools
+FILE_TOOLS = (
+    FileTools("Write", "Read", ("Edit", "MultiEdit"), "file_path"),
+    FileTools("write", "read", ("edit",), "filePath"),
+)
 
 
 def workspace_note(root: str) -> str:
@@ -66,15 +84,16 @@ def to_cli(call: Call, root: str, offered: set[str]) -> Call:
     where it has them, everything else through the helper command (run by its shell tool)."""
     name, args = call
     path = args.get("path")
-    if offered >= FILE_TOOLS and isinstance(path, str):
+    own = next((f for f in FILE_TOOLS if {f.write, f.read} <= offered), None)
+    if own is not None and isinstance(path, str):
         if name == "write_file":
-            return "Write", {"file_path": f"{root}/{path}", "content": args.get("content", "")}
+            return own.write, {own.path: f"{root}/{path}", "content": args.get("content", "")}
         if name == "read_file" and not path.endswith(".xlsx"):
-            return "Read", {"file_path": f"{root}/{path}"}
+            return own.read, {own.path: f"{root}/{path}"}
     shell = shell_of(offered)
     if shell is None:
         raise ValueError(f"no shell tool among {sorted(offered)} to run {name} through")
-    extra = {"description": f"Run {name}"} if shell == "Bash" else {}
+    extra = {"description": f"Run {name}"} if shell in _DESCRIBED else {}
     return shell, {SHELLS[shell]: helper_command(name, args), **extra}
 
 
@@ -94,15 +113,16 @@ def from_cli(call: Call, root: str) -> Call | None:
     """The seed workspace call a native CLI call is, if it is one (`Write` and `Edit` write a
     file, `Read` reads one); helper commands are taken from the helper's own journal."""
     name, args = call
-    path = _relative(args.get("file_path"), root)
-    if path is None:
-        return None
-    if name == "Write":
-        return "write_file", {"path": path, "content": args.get("content", "")}
-    if name in ("Edit", "MultiEdit"):
-        return "write_file", {"path": path}
-    if name == "Read":
-        return "read_file", {"path": path}
+    for own in FILE_TOOLS:
+        path = _relative(args.get(own.path), root)
+        if path is None:
+            continue
+        if name == own.write:
+            return "write_file", {"path": path, "content": args.get("content", "")}
+        if name in own.edits:
+            return "write_file", {"path": path}
+        if name == own.read:
+            return "read_file", {"path": path}
     return None
 
 

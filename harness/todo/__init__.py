@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from harness.todo.codex_plan import CodexPlanStore
     from harness.todo.granular import GranularStore
     from harness.todo.inspect_todo_write import InspectTodoWriteStore
+    from harness.todo.opencode_todowrite import OpenCodeTodoWriteStore
     from harness.todo.registry import LEVELS, designs
     from harness.todo.rewrite import RewriteStore
     from harness.todo.textlock import TextLockStore
@@ -32,6 +33,7 @@ __getattr__ = lazy(
         "CodexPlanStore": "harness.todo.codex_plan",
         "GranularStore": "harness.todo.granular",
         "InspectTodoWriteStore": "harness.todo.inspect_todo_write",
+        "OpenCodeTodoWriteStore": "harness.todo.opencode_todowrite",
         "LEVELS": "harness.todo.registry",
         "designs": "harness.todo.registry",
         "RewriteStore": "harness.todo.rewrite",
@@ -48,6 +50,7 @@ __all__ = [
     "CodexPlanStore",
     "GranularStore",
     "InspectTodoWriteStore",
+    "OpenCodeTodoWriteStore",
     "RewriteStore",
     "TextLockStore",
     "TodoInput",

@@ -30,9 +30,11 @@ class CliProduct(BaseModel):
     binary: str
     #: the product's own switches, set in the CLI's environment; recorded in run.json
     env: dict[str, str]
-    #: the product's own config keys (Codex's `-c key=value`, values in TOML); recorded in
-    #: run.json beside `env` as `-c key`
+    #: the product's own config keys (Codex's `-c key=value`, values in TOML; OpenCode's config
+    #: file keys, values in JSON); recorded in run.json beside `env` as `config_label` names them
     config: dict[str, str] = {}
+    #: how run.json and the board name a config key (`{key}` is the key)
+    config_label: str = "-c {key}"
     #: the product's todo tools, as it offers them to the model
     todo_tools: tuple[str, ...]
     #: the model id the CLI is told it talks to: an id it knows, so it offers its full tool set
@@ -40,11 +42,15 @@ class CliProduct(BaseModel):
     model_config_id: str = "claude-sonnet-4-5"
     #: the seed's fixes installed as the product's hooks (`harness/hooks/`), by fix name
     hooks: tuple[str, ...] = ()
+    #: commands the CLI needs on the host's PATH besides its binary (inspect-swe downloads a
+    #: missing one, which an offline machine cannot), with the Debian package that has each
+    requires: dict[str, str] = {}
 
     @property
     def switches(self) -> dict[str, str]:
         """Every switch the row sets, as run.json and the board show them."""
-        return {**self.env, **{f"-c {key}": value for key, value in self.config.items()}}
+        labelled = {self.config_label.format(key=key): v for key, v in self.config.items()}
+        return {**self.env, **labelled}
 
     @property
     def base(self) -> str:
@@ -86,6 +92,24 @@ _CODEX_CONFIG = {
     "features.goals": "false",
 }
 
+#: what the OpenCode row sets, each by OpenCode's own documented switch: no update check, no
+#: models.dev catalog download (its binary carries a catalog), no language-server download, no
+#: default plugins (environment flags); no update check, no session sharing, no web tools
+#: (config keys, values in JSON; the machines have no network but the bridge). Its headless run
+#: offers `todowrite` without a switch
+_OPENCODE_ENV: dict[str, str] = {
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+}
+_OPENCODE_CONFIG: dict[str, str] = {
+    "autoupdate": "false",
+    "share": '"disabled"',
+    "permission.webfetch": '"deny"',
+    "permission.websearch": '"deny"',
+}
+
 PRODUCTS: dict[str, CliProduct] = {
     p.name: p
     for p in (
@@ -119,6 +143,22 @@ PRODUCTS: dict[str, CliProduct] = {
             # a slug in Codex's own catalog that is not in its code mode (where the model
             # writes JavaScript instead of calling tools): exec_command, update_plan, ...
             model_config_id="gpt-5.4",
+        ),
+        CliProduct(
+            name="cli/opencode",
+            title="OpenCode, todowrite (full-list rewrite)",
+            cli="opencode",
+            design="opencode-todowrite",
+            package="opencode-ai",
+            version="1.18.33",
+            binary="node_modules/opencode-linux-x64/bin/opencode",
+            env=_OPENCODE_ENV,
+            config=_OPENCODE_CONFIG,
+            config_label="OPENCODE_CONFIG_CONTENT {key}",
+            todo_tools=("todowrite",),
+            model_config_id="anthropic/claude-sonnet-4-5",
+            # inspect-swe runs OpenCode with node and ripgrep beside it
+            requires={"node": "nodejs", "rg": "ripgrep"},
         ),
     )
 }

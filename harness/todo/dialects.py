@@ -23,13 +23,16 @@ STANDS_FOR = {
     "TodoWrite": ("todo",),
     "update_plan": ("todo",),
     "todo_write": ("todo",),
+    "todowrite": ("todo",),
     "TaskCreate": ("add_todo",),
     "TaskUpdate": ("update_todo_status", "rename_todo", "delete_todo"),
     "TaskList": ("list_todos",),
 }
 #: the products' full-list tools write items without ids (`to_product`): the product knows an
 #: item by its text, so ids the agent changes are no fault it can make there
-ID_LESS = frozenset({"TodoWrite", "update_plan", "todo_write"})
+ID_LESS = frozenset({"TodoWrite", "update_plan", "todo_write", "todowrite"})
+#: the priority the simulated agent gives every item where the product asks for one (OpenCode)
+PRIORITY = "medium"
 _TASK_LINE = re.compile(
     r"^#(\S+) \[(pending|in_progress|completed)\] (.*?)(?: \(blocked by .*\))?$"
 )
@@ -74,6 +77,13 @@ def to_product(call: Call, offered: set[str]) -> Call:
         if "todo_write" in offered:
             return "todo_write", {
                 "todos": [{"content": i["text"], "status": i["status"]} for i in items]
+            }
+        if "todowrite" in offered:
+            return "todowrite", {
+                "todos": [
+                    {"content": i["text"], "status": i["status"], "priority": PRIORITY}
+                    for i in items
+                ]
             }
     if "TaskCreate" in offered:
         if name == "add_todo":

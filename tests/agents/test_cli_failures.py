@@ -13,46 +13,59 @@ from inspect_ai import eval
 
 from harness.agents.watchdog import IDLE_SECONDS
 from harness.run.task import build_task
-from harness.todo.clis import PRODUCTS
+from harness.todo.clis import CliProduct
+from tests.agents.test_no_network import ONE_PER_CLI
 
-PRODUCT = PRODUCTS["cli/claude-code-todowrite"]
 
-
-def _stand_in(folder: Path, script: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An install folder whose Claude Code binary is `script`."""
-    manifest = folder / "node_modules" / PRODUCT.package / "package.json"
+def _stand_in(
+    product: CliProduct, folder: Path, script: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An install folder whose binary of `product` runs `script`."""
+    manifest = folder / "node_modules" / product.package / "package.json"
     manifest.parent.mkdir(parents=True)
-    manifest.write_text(json.dumps({"version": PRODUCT.version}))
-    binary = folder / PRODUCT.binary
+    manifest.write_text(json.dumps({"version": product.version}))
+    binary = folder / product.binary
     binary.parent.mkdir(parents=True)
-    binary.write_text("#!/bin/sh\n" + script)
+    # it answers a version probe as the product does (inspect-swe asks Codex's before the run,
+    # with a command no cancellation reaches: a stand-in sleeping there hung the test, not the
+    # episode)
+    version = f'if [ "$1" = --version ]; then echo "{product.version}"; exit 0; fi\n'
+    binary.write_text("#!/bin/sh\n" + version + script)
     binary.chmod(0o755)
     monkeypatch.setenv("TODO_BENCH_AGENTS", str(folder))
 
 
+@pytest.mark.parametrize("product", ONE_PER_CLI, ids=lambda p: p.cli)
 @pytest.mark.parametrize(
     ("script", "idle", "cause"),
     [
-        # the idle limit well above the bridge's start-up, which takes seconds on a busy machine
+        # read the prompt first, as a CLI does: inspect's sandbox writes it to the CLI's stdin
+        # after starting it, and an OpenCode gone before that ends with the sandbox's
+        # 'Connection lost' instead of the product's own words. The idle limit is far off: a
+        # crash is reported as soon as the sandbox sees the exit
         (
-            'echo "boom: cannot open the config" >&2\nexit 3\n',
+            'cat >/dev/null\necho "boom: cannot open the config" >&2\nexit 3\n',
             "120",
             "boom: cannot open the config",
         ),
-        (
-            "sleep 4242\n",
-            "4",
-            "claude-code made no model request and did not exit for 4 s (hung",
-        ),
+        # the limit counts from the agent's start: inspect-swe's set-up before the CLI runs
+        # (for OpenCode, several sandbox commands: node, rg, its config) must fit in it
+        ("sleep 4242\n", "12", "{cli} made no model request and did not exit for 12 s (hung"),
     ],
     ids=["crash", "hang"],
 )
 def test_a_crashed_or_hung_cli_ends_its_episode_naming_the_cause(
-    script: str, idle: str, cause: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    product: CliProduct,
+    script: str,
+    idle: str,
+    cause: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _stand_in(tmp_path / "agents", script, monkeypatch)
+    _stand_in(product, tmp_path / "agents", script, monkeypatch)
+    cause = cause.format(cli=product.cli)
     monkeypatch.setenv(IDLE_SECONDS, idle)
-    task = build_task(variant=PRODUCT.name, scenarios="excel_export")
+    task = build_task(variant=product.name, scenarios="excel_export")
     (log,) = eval(task, model="sim/oracle", display="none", log_dir=str(tmp_path / "logs"))
     assert log.status == "error" and log.error is not None
     assert cause in log.error.message

@@ -17,6 +17,7 @@ ROOT = "/tmp/ws-1"
 #: the tools each CLI offers that matter here
 CLAUDE = {"Write", "Read", "Edit", "Bash", "TodoWrite"}
 CODEX = {"exec_command", "write_stdin", "update_plan"}
+OPENCODE = {"bash", "read", "write", "edit", "glob", "grep", "todowrite"}
 
 
 def test_the_workspace_root_is_read_back_from_the_note() -> None:
@@ -80,3 +81,22 @@ def test_helper_runs_are_counted_only_where_the_command_runs_the_helper() -> Non
 def test_a_path_outside_the_workspace_is_not_a_workspace_call() -> None:
     assert from_cli(("Write", {"file_path": "/etc/passwd", "content": ""}), ROOT) is None
     assert from_cli(("Bash", {"command": "ls"}), ROOT) is None
+
+
+def test_through_opencode_text_files_go_through_its_write_and_read_and_the_rest_its_bash() -> None:
+    write = ("write_file", {"path": "src/a.py", "content": "x = 1\n"})
+    assert to_cli(write, ROOT, OPENCODE) == (
+        "write",
+        {"filePath": f"{ROOT}/src/a.py", "content": "x = 1\n"},
+    )
+    assert from_cli(to_cli(write, ROOT, OPENCODE), ROOT) == write
+    read = ("read_file", {"path": "main.py"})
+    assert from_cli(to_cli(read, ROOT, OPENCODE), ROOT) == read
+    assert from_cli(("edit", {"filePath": f"{ROOT}/main.py"}), ROOT) == (
+        "write_file",
+        {"path": "main.py"},
+    )
+    excel = ("create_excel", {"path": "a.xlsx", "rows": [["x"]]})
+    name, args = to_cli(excel, ROOT, OPENCODE)
+    assert (name, args) == ("bash", {"command": helper_command(*excel)})
+    assert helper_runs((name, args)) == 1 and from_cli((name, args), ROOT) is None

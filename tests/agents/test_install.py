@@ -68,12 +68,25 @@ def test_a_run_asking_for_a_missing_agent_says_how_to_install_it(tmp_path: Path)
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+def _commands_beside(folder: Path) -> str:
+    """A PATH with a stand-in for every command a CLI needs beside its binary (node, rg)."""
+    import os
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for product in PRODUCTS.values():
+        for command in product.requires:
+            (folder / command).write_text("#!/bin/sh\n")
+            (folder / command).chmod(0o755)
+    return f"{folder}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
 def test_a_real_model_needs_the_local_sandbox_flag(tmp_path: Path) -> None:
     import os
 
     for product in {p.package: p for p in PRODUCTS.values()}.values():
         _fake_install(tmp_path / "agents", product.version, product)
     env = {**os.environ, AGENTS_DIR: str(tmp_path / "agents")}
+    env["PATH"] = _commands_beside(tmp_path / "bin")
     done = _run(tmp_path, env, "--model", "anthropic/claude-sonnet-4-5")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--local-sandbox" in done.stderr and "docker" in done.stderr
@@ -89,3 +102,50 @@ def test_the_codex_row_records_each_of_its_own_config_switches() -> None:
     # a Claude Code row sets environment switches only, recorded as before
     claude = PRODUCTS["cli/claude-code-tasks"]
     assert agent_record(claude, {}).switches == claude.env
+
+
+def test_the_opencode_row_records_its_environment_and_config_switches() -> None:
+    opencode = PRODUCTS["cli/opencode"]
+    switches = agent_record(opencode, {}).switches
+    assert switches["OPENCODE_DISABLE_AUTOUPDATE"] == "1"
+    assert switches["OPENCODE_CONFIG_CONTENT share"] == '"disabled"'
+    assert len(switches) == len(opencode.env) + len(opencode.config)
+    assert opencode.todo_tools == ("todowrite",) and opencode.design == "opencode-todowrite"
+
+
+def test_a_cli_that_needs_a_command_beside_it_says_which_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opencode = PRODUCTS["cli/opencode"]
+    monkeypatch.setenv(AGENTS_DIR, str(tmp_path / "agents"))
+    _fake_install(tmp_path / "agents", opencode.version, opencode)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(
+        AgentMissing, match=r"needs node \(Debian: nodejs\), rg \(Debian: ripgrep\)"
+    ):
+        binary(opencode)
+    monkeypatch.setenv("PATH", _commands_beside(tmp_path / "bin"))
+    assert binary(opencode) == tmp_path / "agents" / opencode.binary
+
+
+def test_run_json_records_each_agent_row_s_product_version_and_switches() -> None:
+    from harness.results.provenance import provenance
+    from harness.run.benchmark import run_record
+    from harness.run.options import RunOptions
+    from harness.run.prepare import Prepared
+
+    ready = Prepared(
+        variants=parse_variants("cli/opencode,L0-rewrite"),
+        scenario_ids=["excel_export", "user_adds_csv"],
+        model_args={},
+        is_sim=True,
+        price=None,
+        origin=provenance([], simulated=True),
+        run_id="r",
+        left_out={"cli/opencode": {"user_adds_csv": "user turns"}},
+    )
+    record = run_record(RunOptions(model="sim/oracle"), ready)
+    assert list(record.agents) == ["cli/opencode"]
+    agent = record.agents["cli/opencode"]
+    assert agent.package == "opencode-ai" and agent.switches == PRODUCTS["cli/opencode"].switches
+    assert agent.left_out == {"user_adds_csv": "user turns"}

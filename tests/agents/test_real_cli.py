@@ -2,8 +2,8 @@
 from its own session record, the work from the workspace, and every count is exact.
 
 Heavy (about 20 s an episode): the simulated agent solves a scenario whose user speaks mid-task
-through each Claude Code row; scripted episodes drop an item, reword a task, tick one early and
-claim "done" falsely."""
+through both Claude Code rows and OpenCode's, and its faults on another equal the counts;
+scripted episodes drop an item, reword a task, tick one early and claim "done" falsely."""
 
 from __future__ import annotations
 
@@ -61,15 +61,20 @@ def user_turns(log: EvalLog) -> list[list[tuple[str, int]]]:
     [
         ("cli/claude-code-todowrite", "user_cancels", ("cancel", 2)),
         ("cli/claude-code-tasks", "user_adds_csv", ("add", 2)),
+        ("cli/opencode", "user_cancels", ("cancel", 2)),
     ],
 )
-def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_claude_code(
+def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_the_cli(
     variant: str, scenario: str, said: tuple[str, int], tmp_path: Path
 ) -> None:
     """sim/oracle solves a scenario whose user speaks mid-task through the product with no
     fault (the user interrupts the CLI after turn 2 and the session is resumed with the
     message); on long_list, sim/sloppy's own record of the faults it made equals what the
     detectors count from the product's record, episode by episode."""
+    try:
+        binary(PRODUCTS[variant])
+    except AgentMissing as missing:
+        pytest.skip(f"{missing} (CI runs make agents first)")
     oracle = _run(variant, scenario, "sim/oracle", tmp_path / "oracle")
     assert user_turns(oracle) == [[said]]
     (score,) = _scores(oracle)

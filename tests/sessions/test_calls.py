@@ -1,12 +1,20 @@
-"""A product's own record of its calls (harness/sessions/calls.py): Codex CLI's rollout JSONL."""
+"""A product's own record of its calls (harness/sessions/calls.py): Codex CLI's rollout JSONL,
+OpenCode's SQLite store."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
-from harness.sessions.calls import CODEX_PLAN_TAKEN, codex_calls, codex_sessions
+from harness.sessions.calls import (
+    CODEX_PLAN_TAKEN,
+    codex_calls,
+    codex_sessions,
+    opencode_calls,
+    opencode_store,
+)
 
 
 def _item(payload: dict[str, Any]) -> str:
@@ -78,3 +86,52 @@ def test_the_rollouts_under_a_codex_home_are_found_oldest_first(tmp_path: Path) 
         "rollout-2026-01-02T10-00-00-b.jsonl",
     ]
     assert list(codex_sessions(tmp_path / "absent")) == []
+
+
+def _opencode_db(data_home: Path, parts: list[tuple[str, str, dict[str, Any]]]) -> Path:
+    """An OpenCode store with the tables the reader reads (`session`, `part`; the product's
+    own columns, the others left out): `parts` are (part id, session id, data)."""
+    db = data_home / "opencode" / "opencode.db"
+    db.parent.mkdir(parents=True)
+    with sqlite3.connect(db) as store:
+        store.execute("CREATE TABLE session (id text PRIMARY KEY, parent_id text)")
+        store.execute(
+            "CREATE TABLE part (id text PRIMARY KEY, message_id text, session_id text, "
+            "time_created integer, time_updated integer, data text)"
+        )
+        store.executemany(
+            "INSERT INTO session VALUES (?, ?)", [("ses_main", None), ("ses_sub", "ses_main")]
+        )
+        store.executemany(
+            "INSERT INTO part VALUES (?, 'msg', ?, 0, 0, ?)",
+            [(pid, session, json.dumps(data)) for pid, session, data in parts],
+        )
+    return db
+
+
+def _tool(call_id: str, tool: str, state: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "tool", "callID": call_id, "tool": tool, "state": state}
+
+
+TODOS = {"todos": [{"content": "Write main.py", "status": "pending", "priority": "medium"}]}
+DONE = {"status": "completed", "input": TODOS, "output": "[...]"}
+FAILED = {"status": "error", "input": {"command": "false"}, "error": "exit 1"}
+
+
+def test_opencode_s_calls_come_from_its_store_in_the_order_made(tmp_path: Path) -> None:
+    db = _opencode_db(
+        tmp_path,
+        [
+            ("prt_3", "ses_main", _tool("c2", "bash", FAILED)),
+            ("prt_1", "ses_main", {"type": "text", "text": "I will plan first."}),
+            ("prt_2", "ses_main", _tool("c1", "todowrite", DONE)),
+            ("prt_4", "ses_sub", _tool("c9", "read", {"status": "completed", "input": {}})),
+            ("prt_5", "ses_main", _tool("c3", "write", {"status": "running", "input": {}})),
+        ],
+    )
+    assert opencode_store(tmp_path) == db and opencode_store(tmp_path / "absent") is None
+    assert [(c.id, c.tool, c.args, c.result, c.refused) for c in opencode_calls(db)] == [
+        ("c1", "todowrite", TODOS, "[...]", False),
+        ("c2", "bash", {"command": "false"}, "exit 1", True),
+        ("c3", "write", {}, None, False),  # never answered: no result
+    ]

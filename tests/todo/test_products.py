@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from harness.todo import (
@@ -9,6 +11,7 @@ from harness.todo import (
     ClaudeTodoWriteStore,
     CodexPlanStore,
     InspectTodoWriteStore,
+    OpenCodeTodoWriteStore,
 )
 from harness.todo.base import TodoRejected
 from harness.todo.registry import DesignError, designs, load
@@ -69,6 +72,20 @@ def test_codex_plan_allows_one_step_in_progress() -> None:
     assert [i.text for i in store.items] == ["a", "b"]
 
 
+def test_opencode_todowrite_takes_the_whole_list_and_answers_with_it() -> None:
+    store = OpenCodeTodoWriteStore()
+    sent = [
+        {"content": "Write main.py", "status": "in_progress", "priority": "high"},
+        {"content": "Write test.py", "status": "in_progress", "priority": "low"},
+    ]
+    assert json.loads(store.write_todos(sent)) == sent  # no single-in-progress rule
+    assert [(i.id, i.text) for i in store.items] == [("1", "Write main.py"), ("2", "Write test.py")]
+    # the product takes `cancelled` (and any other string); the harness's stores cannot hold it
+    with pytest.raises(TodoRejected, match="status must be"):
+        store.write_todos([{"content": "Write main.py", "status": "cancelled", "priority": "high"}])
+    assert len(store.items) == 2
+
+
 def test_inspect_todo_write_is_the_library_tool() -> None:
     (spec,) = InspectTodoWriteStore.tool_specs()
     assert (
@@ -98,7 +115,13 @@ def test_tasks_ids_dependencies_rename_and_delete() -> None:
 
 
 def test_every_product_is_registered_through_the_entry_points() -> None:
-    assert products() == ("cc-tasks", "cc-todowrite", "codex-plan", "inspect-todo_write")
+    assert products() == (
+        "cc-tasks",
+        "cc-todowrite",
+        "codex-plan",
+        "inspect-todo_write",
+        "opencode-todowrite",
+    )
     assert all(designs()[name].PRODUCT for name in products())
     assert not any(designs()[name].PRODUCT for name in HEADLINE[:4])
     assert [v.label for v in parse_variants("products")] == list(products())
@@ -137,7 +160,8 @@ def test_the_products_have_no_item_cap_and_the_seed_levels_do() -> None:
     from harness.todo.base import MAX_ITEMS
     from harness.todo.registry import designs
 
-    for name in ("cc-todowrite", "cc-tasks", "codex-plan", "inspect-todo_write"):
+    for name in ("cc-todowrite", "cc-tasks", "codex-plan", "inspect-todo_write",
+                 "opencode-todowrite"):  # fmt: skip
         assert designs()[name](MAX_ITEMS).max_items is None, name
     for name in ("L0-rewrite", "L1-textlock", "L2-whitelist", "L3-granular"):
         assert designs()[name](MAX_ITEMS).max_items == MAX_ITEMS, name

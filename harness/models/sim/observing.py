@@ -193,7 +193,8 @@ class Observer(Beliefs):
 
     def _observe_user(self, text: str, blocks: tuple[str, ...] = ()) -> None:
         """A user message (`text`); `blocks`, its text blocks, where a shipping CLI sends the
-        user's words in a block of their own beside its reminders."""
+        user's words in a block of their own beside its reminders (Claude Code), or after the
+        instructions it repeats with every prompt (OpenCode through inspect-swe)."""
         m = self.m
         if text.startswith("<reminder>"):
             m.reminded = True
@@ -217,8 +218,9 @@ class Observer(Beliefs):
         if "Call the tool for real" in text:
             m.nudged = True
             return
+        said = (text, *blocks)
         for turn in self.s.user_turns:
-            if turn.message in (text, *blocks) and turn.subtask:
+            if turn.subtask and any(_says(b, turn.message) for b in said):
                 m.user_ops.append((turn.action, turn.subtask))
                 if turn.action == "add":
                     m.added.append(turn.subtask)
@@ -259,3 +261,8 @@ def _blocks(message: ChatMessageUser) -> tuple[str, ...]:
     if isinstance(message.content, str):
         return ()
     return tuple(c.text for c in message.content if isinstance(c, ContentText))
+
+
+def _says(block: str, message: str) -> bool:
+    """The block is the user's message, or ends with it as a paragraph of its own."""
+    return block == message or block.endswith("\n\n" + message)

@@ -332,7 +332,9 @@ def test_a_start_refused_for_another_active_item_teaches_which(
     assert {i.id: i.status for i in memory.seen or []}["2"] == believed
 
 
-@pytest.mark.parametrize("design", ["cc-todowrite", "codex-plan", "inspect-todo_write"])
+@pytest.mark.parametrize(
+    "design", ["cc-todowrite", "codex-plan", "inspect-todo_write", "opencode-todowrite"]
+)
 def test_the_fault_record_holds_on_a_product_s_id_less_list(tmp_path: Path, design: str) -> None:
     """A product's full-list tool writes no ids: the sim's renumbering cannot reach the list,
     so its record must not claim id churn there (it did, and the CLI rows' check failed)."""
