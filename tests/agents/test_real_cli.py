@@ -60,12 +60,14 @@ def user_turns(log: EvalLog) -> list[list[tuple[str, int]]]:
     ("variant", "scenario", "said"),
     [
         ("cli/claude-code-todowrite", "user_cancels", ("cancel", 2)),
-        ("cli/claude-code-tasks", "user_adds_csv", ("add", 2)),
+        # the Tasks row's sloppy episode only: its oracle with a user turn was run by hand
+        # (docs/agents.md); the same product's channel is the TodoWrite row's test (CI time)
+        ("cli/claude-code-tasks", None, None),
         ("cli/opencode", "user_cancels", ("cancel", 2)),
     ],
 )
 def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_the_cli(
-    variant: str, scenario: str, said: tuple[str, int], tmp_path: Path
+    variant: str, scenario: str | None, said: tuple[str, int] | None, tmp_path: Path
 ) -> None:
     """sim/oracle solves a scenario whose user speaks mid-task through the product with no
     fault (the user interrupts the CLI after turn 2 and the session is resumed with the
@@ -75,12 +77,18 @@ def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_the
         binary(PRODUCTS[variant])
     except AgentMissing as missing:
         pytest.skip(f"{missing} (CI runs make agents first)")
-    oracle = _run(variant, scenario, "sim/oracle", tmp_path / "oracle")
-    assert user_turns(oracle) == [[said]]
-    (score,) = _scores(oracle)
-    assert score["task_success"] == 1.0
-    for fault in ("dropped_todos", "mutated_text", "false_todo_completions", "false_completion"):
-        assert score[fault] == 0.0, fault
+    if scenario is not None:
+        oracle = _run(variant, scenario, "sim/oracle", tmp_path / "oracle")
+        assert user_turns(oracle) == [[said]]
+        (score,) = _scores(oracle)
+        assert score["task_success"] == 1.0
+        for fault in (
+            "dropped_todos",
+            "mutated_text",
+            "false_todo_completions",
+            "false_completion",
+        ):
+            assert score[fault] == 0.0, fault
     sloppy = _run(variant, "long_list", "sim/sloppy", tmp_path / "sloppy")
     totals, _ = check_fault_record([sloppy], variant, unsure_share=0.0)
     assert sum(totals.values()) > 0, "no fault made: the equality would prove nothing"

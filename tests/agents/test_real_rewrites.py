@@ -3,9 +3,10 @@ OpenCode (`cli/opencode`), run offline: the list comes from the product's own re
 rollout, OpenCode's store), the work from the workspace, and every count is exact.
 
 Heavy (about 20 s an episode): a scripted model drops an item from a full-list rewrite; the
-simulated agent solves one scenario through each CLI, its user speaking mid-task (the CLI
+simulated agent solves one scenario through Codex, its user speaking mid-task (the CLI
 interrupted and its session resumed), every rewrite keeping every item, and nothing is counted
-against it (the zero case). Claude Code's rows are test_real_cli.py's."""
+against it (the zero case; OpenCode's is in test_real_cli.py). Claude Code's rows are
+test_real_cli.py's."""
 
 from __future__ import annotations
 
@@ -96,6 +97,8 @@ def test_an_item_dropped_from_a_full_list_rewrite_is_counted_once(
     assert score["todo_updates"] == 2.0 and score["rejected_updates"] == 0.0
 
 
+# Codex alone: OpenCode's oracle episode with a user turn is test_real_cli.py's (CI time)
+@pytest.mark.parametrize("dialect", [DIALECTS[0]], ids=[DIALECTS[0].variant], indirect=True)
 def test_the_oracle_solves_a_scenario_through_the_cli_and_nothing_is_counted(
     dialect: Dialect, tmp_path: Path
 ) -> None:
