@@ -133,7 +133,10 @@ class CliEpisode:
             self._blocked(self.final_text)
         # the previous turn's results are in: user turns due now are delivered here, as the
         # harness's loop delivers them after that turn
-        due = self.user.due(self.turn, self.tracker.done, self._called())
+        # (the calls scanned only while the user still has something to say)
+        due = (
+            self.user.due(self.turn, self.tracker.done, self._called()) if self.user.pending else []
+        )
         self.slots.extend(apply(turn, self.turn, self.tracker) for turn in due)
         if self.turn >= self.scenario.max_turns:
             self.spent = True
