@@ -24,3 +24,20 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         text = str(report.longrepr)
         if _encodable(text) != text:
             report.longrepr = _encodable(text)
+
+
+@pytest.fixture(autouse=True)
+def _grouped(request: pytest.FixtureRequest) -> None:
+    """Fail a test `--dist loadgroup` did not group: the heavy suite's real-CLI tests share
+    one machine lock, and spread over workers they wait on each other (pytest 9.2 with
+    pytest-xdist 3.8 grouped nothing, silently, and CI took minutes longer)."""
+    node = request.node
+    if (
+        request.config.getoption("loadgroup", default=False)
+        and node.get_closest_marker("xdist_group")
+        and "@" not in node.nodeid
+    ):
+        pytest.fail(
+            f"pytest-xdist's loadgroup did not group {node.nodeid}: this pytest and "
+            "pytest-xdist do not work together (see the pin in pyproject.toml)"
+        )

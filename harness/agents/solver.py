@@ -80,7 +80,8 @@ def cli_agent(product: CliProduct) -> Solver:
         agent = runner.agent(product, common, home)
         ended: str | None = None
         try:
-            async with one_at_a_time():
+            # each user turn may resume the session once more (inspect-swe: one more port)
+            async with one_at_a_time(runs=1 + len(scenario.user_turns)):
                 with _host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
                     runner.prepare(product, home)
                     state = await _converse(agent, episode, watchdog, state, generate)

@@ -1,7 +1,7 @@
-"""One CLI episode at a time on a machine: inspect's bridge serves the CLI on a fixed local
-port and the CLI runs on the host, so episodes (of this run's workers, or of another run) take
-turns. Within a process an asyncio lock; across processes a file lock, polled so that a waiting
-episode never blocks the event loop the running one needs."""
+"""One CLI episode at a time on a machine: inspect's bridge serves the CLI on fixed local
+ports (`bridge_ports`) and the CLI runs on the host, so episodes (of this run's workers, or of
+another run) take turns. Within a process an asyncio lock; across processes a file lock, polled
+so that a waiting episode never blocks the event loop the running one needs."""
 
 from __future__ import annotations
 
@@ -22,6 +22,12 @@ _LOCAL: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = WeakKeyDict
 POLL = 0.2
 #: the local port inspect's bridge serves the CLI's model traffic on (inspect-swe's)
 BRIDGE_PORT = 3001
+
+
+def bridge_ports(runs: int) -> range:
+    """The ports of a sample's first `runs` CLI runs: inspect-swe serves each run of a sample
+    (a resumed session after a user turn is one more) on the next port, 3001, 3002, ..."""
+    return range(BRIDGE_PORT, BRIDGE_PORT + runs)
 
 
 class BridgePortTaken(RuntimeError):
@@ -54,21 +60,24 @@ def lock_path() -> Path:
     return Path(tempfile.gettempdir()) / "todo-bench-cli-agent.lock"
 
 
-async def _port_freed(wait: float = 5.0) -> None:
-    """The bridge's port, free within `wait` seconds (the previous episode's proxy may still be
-    exiting), else BridgePortTaken."""
+async def _ports_freed(ports: range, wait: float = 5.0) -> None:
+    """The bridge's ports, free within `wait` seconds (the previous episode's proxies may still
+    be exiting), else BridgePortTaken."""
     for _ in range(int(wait / POLL)):
         try:
-            check_port_free()
+            for port in ports:
+                check_port_free(port)
             return
         except BridgePortTaken:
             await asyncio.sleep(POLL)
-    check_port_free()
+    for port in ports:
+        check_port_free(port)
 
 
 @asynccontextmanager
-async def one_at_a_time() -> AsyncIterator[None]:
-    """Hold the machine's CLI-episode lock for the block."""
+async def one_at_a_time(runs: int = 1) -> AsyncIterator[None]:
+    """Hold the machine's CLI-episode lock for the block, in which the CLI runs at most `runs`
+    times (their bridge ports checked free first)."""
     local = _LOCAL.setdefault(asyncio.get_running_loop(), asyncio.Lock())
     async with local:
         lock = FileLock(str(lock_path()))
@@ -79,7 +88,7 @@ async def one_at_a_time() -> AsyncIterator[None]:
             except Timeout:
                 await asyncio.sleep(POLL)
         try:
-            await _port_freed()
+            await _ports_freed(bridge_ports(runs))
             yield
         finally:
             lock.release()

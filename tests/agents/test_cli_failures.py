@@ -4,7 +4,7 @@ inspect-swe's agent, the bridge and the episode exactly as the product would."""
 
 from __future__ import annotations
 
-import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -14,25 +14,7 @@ from inspect_ai import eval
 from harness.agents.watchdog import IDLE_SECONDS
 from harness.run.task import build_task
 from harness.todo.clis import CliProduct
-from tests.agents.test_no_network import ONE_PER_CLI
-
-
-def _stand_in(
-    product: CliProduct, folder: Path, script: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An install folder whose binary of `product` runs `script`."""
-    manifest = folder / "node_modules" / product.package / "package.json"
-    manifest.parent.mkdir(parents=True)
-    manifest.write_text(json.dumps({"version": product.version}))
-    binary = folder / product.binary
-    binary.parent.mkdir(parents=True)
-    # it answers a version probe as the product does (inspect-swe asks Codex's before the run,
-    # with a command no cancellation reaches: a stand-in sleeping there hung the test, not the
-    # episode)
-    version = f'if [ "$1" = --version ]; then echo "{product.version}"; exit 0; fi\n'
-    binary.write_text("#!/bin/sh\n" + version + script)
-    binary.chmod(0o755)
-    monkeypatch.setenv("TODO_BENCH_AGENTS", str(folder))
+from tests.agents.wrapped import ONE_PER_CLI, wrapper_install
 
 
 @pytest.mark.parametrize("product", ONE_PER_CLI, ids=lambda p: p.cli)
@@ -62,12 +44,19 @@ def test_a_crashed_or_hung_cli_ends_its_episode_naming_the_cause(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _stand_in(product, tmp_path / "agents", script, monkeypatch)
+    # it answers a version probe as the product does (inspect-swe asks Codex's before the run,
+    # with a command no cancellation reaches: a stand-in sleeping there hung the test, not the
+    # episode)
+    version = f'if [ "$1" = --version ]; then echo "{product.version}"; exit 0; fi\n'
+    # the hang's sleep is this process's own, so the leftover check sees no other session's
+    sleep = f"sleep 4242.{os.getpid()}"
+    script = script.replace("sleep 4242", sleep)
+    wrapper_install(product, tmp_path / "agents", version + script, product.version, monkeypatch)
     cause = cause.format(cli=product.cli)
     monkeypatch.setenv(IDLE_SECONDS, idle)
     task = build_task(variant=product.name, scenarios="excel_export")
     (log,) = eval(task, model="sim/oracle", display="none", log_dir=str(tmp_path / "logs"))
     assert log.status == "error" and log.error is not None
     assert cause in log.error.message
-    left = subprocess.run(["pgrep", "-f", "sleep 4242"], capture_output=True, text=True)
+    left = subprocess.run(["pgrep", "-f", sleep], capture_output=True, text=True)
     assert left.stdout == "", "the hung CLI's process is still running"

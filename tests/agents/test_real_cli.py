@@ -21,6 +21,7 @@ from harness.episode.record import EpisodeRecord
 from harness.run.task import build_task
 from harness.todo.clis import PRODUCTS
 from tests.agents import cli_script
+from tests.agents.wrapped import NetworkTrace
 from tests.models.sim.test_sim import check_fault_record
 
 pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
@@ -67,16 +68,23 @@ def user_turns(log: EvalLog) -> list[list[tuple[str, int]]]:
     ],
 )
 def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_the_cli(
-    variant: str, scenario: str | None, said: tuple[str, int] | None, tmp_path: Path
+    variant: str,
+    scenario: str | None,
+    said: tuple[str, int] | None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """sim/oracle solves a scenario whose user speaks mid-task through the product with no
     fault (the user interrupts the CLI after turn 2 and the session is resumed with the
-    message); on long_list, sim/sloppy's own record of the faults it made equals what the
-    detectors count from the product's record, episode by episode."""
+    message); on near_duplicates (6 turns; long_list takes 16), sim/sloppy's own record of the
+    faults it made equals what the detectors count from the product's record, episode by
+    episode. Both under strace: the product reached nothing but the bridge (test_no_network.py).
+    """
     try:
         binary(PRODUCTS[variant])
     except AgentMissing as missing:
         pytest.skip(f"{missing} (CI runs make agents first)")
+    network = NetworkTrace(PRODUCTS[variant], tmp_path, monkeypatch)
     if scenario is not None:
         oracle = _run(variant, scenario, "sim/oracle", tmp_path / "oracle")
         assert user_turns(oracle) == [[said]]
@@ -89,9 +97,10 @@ def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_the
             "false_completion",
         ):
             assert score[fault] == 0.0, fault
-    sloppy = _run(variant, "long_list", "sim/sloppy", tmp_path / "sloppy")
+    sloppy = _run(variant, "near_duplicates", "sim/sloppy", tmp_path / "sloppy")
     totals, _ = check_fault_record([sloppy], variant, unsure_share=0.0)
     assert sum(totals.values()) > 0, "no fault made: the equality would prove nothing"
+    network.check()
 
 
 MAIN = "def add(a, b):\n    return a + b\n"

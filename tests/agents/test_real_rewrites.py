@@ -21,6 +21,7 @@ from harness.suite.cli_tools import helper_command
 from harness.todo.clis import PRODUCTS
 from tests.agents import cli_script
 from tests.agents.test_real_cli import _run, _scores, user_turns
+from tests.agents.wrapped import NetworkTrace
 
 pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
 
@@ -100,8 +101,10 @@ def test_an_item_dropped_from_a_full_list_rewrite_is_counted_once(
 # Codex alone: OpenCode's oracle episode with a user turn is test_real_cli.py's (CI time)
 @pytest.mark.parametrize("dialect", [DIALECTS[0]], ids=[DIALECTS[0].variant], indirect=True)
 def test_the_oracle_solves_a_scenario_through_the_cli_and_nothing_is_counted(
-    dialect: Dialect, tmp_path: Path
+    dialect: Dialect, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Under strace: the product reached nothing but the bridge (test_no_network.py)."""
+    network = NetworkTrace(PRODUCTS[dialect.variant], tmp_path, monkeypatch)
     log = _run(dialect.variant, "user_adds_csv", "sim/oracle", tmp_path)
     assert user_turns(log) == [[("add", 2)]]  # the CLI interrupted, its session resumed
     (score,) = _scores(log)
@@ -109,3 +112,4 @@ def test_the_oracle_solves_a_scenario_through_the_cli_and_nothing_is_counted(
     assert score["todo_updates"] == 5.0 and score["rejected_updates"] == 0.0
     for fault in ("dropped_todos", "mutated_text", "false_todo_completions", "false_completion"):
         assert score[fault] == 0.0, fault
+    network.check()
