@@ -95,6 +95,17 @@ def test_every_module_is_in_a_known_wing() -> None:
     assert {_wing(module) for module in _imports()} <= set(WINGS)
 
 
+def test_the_package_docstring_names_every_wing_and_ground_floor_module() -> None:
+    """harness/__init__.py's map of the package stays true as wings and modules are added."""
+    import harness
+
+    doc = harness.__doc__ or ""
+    floor = doc[doc.index("single modules (") : doc.index("):")]
+    ground = {p.stem for p in HARNESS.glob("*.py") if p.stem != "__init__"}
+    assert {m for m in ground if m not in floor} == set()
+    assert [w for w in WINGS[1:] if f"`{w}`" not in doc] == []
+
+
 def test_no_wing_imports_a_wing_above_it() -> None:
     assert upward_imports(_imports()) == []
 
