@@ -20,12 +20,17 @@ private inspect module).
   before each Codex CLI run inspect-swe fetches that release's model catalog from
   raw.githubusercontent.com unless its cache holds one; the episode puts inspect-swe's own
   bundled snapshot there (in the episode's HOME), so a run tries no connection but the bridge.
+- `quiet_bridge_warning` (the logger of `inspect_ai.agent._bridge.sandbox.service`): the bridge
+  logs an exception raised in its filter as a warning with a full traceback before it forwards
+  the error to the CLI; an episode raises one on purpose to stop the CLI (a user turn, the
+  budget), and that is no failure to show a user.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -39,6 +44,7 @@ __all__ = [
     "active_samples",
     "alias_registered",
     "sample_active",
+    "quiet_bridge_warning",
     "tolerate_set_response",
     "without_provider_imports",
 ]
@@ -96,3 +102,25 @@ def seed_codex_catalog(version: str) -> None:
     path = _cached_catalog_path(version)
     if not path.exists():
         path.write_text(json.dumps(BUNDLED_CODEX_CATALOG), encoding="utf-8")
+
+
+#: the logger of inspect's sandbox agent bridge service (its module's name)
+BRIDGE_SERVICE_LOGGER = "inspect_ai.agent._bridge.sandbox.service"
+
+
+class _Expected(logging.Filter):
+    def __init__(self, expected: type[BaseException]) -> None:
+        super().__init__()
+        self.expected = expected
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        raised = record.exc_info[1] if record.exc_info else None
+        return not isinstance(raised, self.expected)
+
+
+def quiet_bridge_warning(expected: type[BaseException]) -> None:
+    """Drop the bridge's warning (and traceback) for an `expected` exception raised in its
+    filter; any other still shows. Installed once per type."""
+    logger = logging.getLogger(BRIDGE_SERVICE_LOGGER)
+    if not any(isinstance(f, _Expected) and f.expected is expected for f in logger.filters):
+        logger.addFilter(_Expected(expected))

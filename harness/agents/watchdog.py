@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 
 import anyio
 
+from harness._inspect_private import quiet_bridge_warning
+
 #: the environment variable that sets the idle limit, in seconds
 IDLE_SECONDS = "TODO_BENCH_CLI_IDLE_SECONDS"
 #: the default: a CLI's own start-up and a workspace command take seconds, not minutes
@@ -51,6 +53,7 @@ class Watchdog:
         self._busy = 0
         self._scope: anyio.CancelScope | None = None
         self._stop: StopCli | None = None
+        quiet_bridge_warning(StopCli)  # a stop is the episode's own doing, not a failure
 
     def wrap(self, filter: Filter) -> Filter:
         """The filter, timing the CLI's requests: while one is answered the CLI is not idle."""

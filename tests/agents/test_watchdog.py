@@ -99,3 +99,27 @@ def test_a_bridge_port_someone_holds_is_named_before_the_cli_starts() -> None:
     finally:
         holder.close()
     check_port_free(port)  # free again: no error
+
+
+def test_the_bridge_s_warning_for_a_stop_is_dropped_and_any_other_failure_still_shows(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The bridge logs an exception from its filter with a traceback before forwarding it to
+    the CLI; a StopCli (a user turn, the budget) is the episode's own doing."""
+    import logging
+
+    from harness._inspect_private import BRIDGE_SERVICE_LOGGER
+    from harness.agents.episode import UserSpeaks
+
+    Watchdog("claude-code")
+    Watchdog("claude-code")  # installed once
+    logger = logging.getLogger(BRIDGE_SERVICE_LOGGER)
+    assert len(logger.filters) == 1
+    for raised in (UserSpeaks("hello"), StopCli("budget"), RuntimeError("a real bug")):
+        try:
+            raise raised
+        except Exception:
+            logger.warning("Agent bridge model request failed: %s", raised, exc_info=True)
+    assert [r.getMessage() for r in caplog.records] == [
+        "Agent bridge model request failed: a real bug"
+    ]
