@@ -22,7 +22,7 @@ from harness.episode.ledger import Ledger, UserTurnEvent
 from harness.episode.tools import Episode, todo_tools, workspace_tools
 from harness.episode.workspace import Workspace
 from harness.suite.scenario import Scenario
-from harness.todo import LEVELS
+from harness.todo import LEVELS, designs
 
 #: the checkout (tests are one folder deeper or more; they find files from here)
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,7 +79,7 @@ class Driver:
     def __init__(self, level: str, scenario: Scenario = DOCS) -> None:
         self.scenario = scenario
         self.episode = Episode(
-            store=LEVELS[level](),
+            store=(LEVELS.get(level) or designs()[level])(),
             workspace=Workspace.create(scenario),
             ledger=Ledger(scenario=scenario.id, variant=level),
             tracker=TaskStateTracker(scenario),

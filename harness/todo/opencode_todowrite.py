@@ -3,9 +3,11 @@
 with the list it stored, as JSON.
 
 OpenCode takes any status string (its schema names pending, in_progress, completed and
-cancelled); the design takes the three the harness's stores know. A list with another status
-(`cancelled`) is refused here though the product took it: in a CLI episode that is an episode
-error (`RecordMismatch`), never a silent difference."""
+cancelled). The design takes those four: a `cancelled` item is one the model took off the work,
+so it leaves the list the harness holds (the product keeps showing it) and the detectors read
+it as a removal — sanctioned where the user cancelled that subtask, a dropped item where not.
+Any other status is refused here though the product took it: in a CLI episode that is an
+episode error (`RecordMismatch`), never a silent difference."""
 
 from __future__ import annotations
 
@@ -18,6 +20,9 @@ from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.cc_todowrite import field
 from harness.todo.identity import assign_ids
 from harness.todo.specs import ToolSpec
+
+#: OpenCode's fourth status: the item stays in the product's list, off the work
+CANCELLED = "cancelled"
 
 
 class OpenCodeTodo(BaseModel):
@@ -64,14 +69,15 @@ class OpenCodeTodoWriteStore(TodoStore):
         for position, (content, status, _) in enumerate(rows, start=1):
             if not content:
                 raise TodoRejected(f"Item {position}: content is required.")
-            if status not in STATUSES:
+            if status not in STATUSES and status != CANCELLED:
                 raise TodoRejected(
-                    f"Item {position}: status must be pending, in_progress or completed."
+                    f"Item {position}: status must be pending, in_progress, completed or cancelled."
                 )
-        ids, self._next_id = assign_ids(self.items, [c for c, _, _ in rows], self._next_id)
+        work = [(content, status) for content, status, _ in rows if status != CANCELLED]
+        ids, self._next_id = assign_ids(self.items, [c for c, _ in work], self._next_id)
         self.items = [
             TodoItem.model_validate({"id": i, "text": content, "status": status})
-            for i, (content, status, _) in zip(ids, rows, strict=True)
+            for i, (content, status) in zip(ids, work, strict=True)
         ]
         # the product's answer: the list it stored
         stored = [{"content": c, "status": s, "priority": p} for c, s, p in rows]

@@ -100,6 +100,27 @@ def test_unsanctioned_removal_of_the_same_item_is_a_drop(l0: Driver) -> None:
     assert counts(l0)["dropped_todos"] == 1
 
 
+def _opencode(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    return [{"content": r["text"], "status": r["status"], "priority": "high"} for r in rows]
+
+
+@pytest.mark.parametrize("user_cancels", [True, False])
+def test_an_opencode_item_marked_cancelled_is_a_removal(user_cancels: bool) -> None:
+    """OpenCode's `cancelled` keeps the item in the product's list but off the work: no drop
+    where the user cancelled it, a drop where not."""
+    driver = Driver("opencode-todowrite")
+    try:
+        plan = [*PLAN, {"id": "4", "text": "Write README.md", "status": "pending"}]
+        driver.call("todowrite", todos=_opencode(plan))
+        if user_cancels:
+            driver.user("cancel", "readme")
+        plan[3]["status"] = "cancelled"
+        assert "ERROR" not in driver.call("todowrite", todos=_opencode(plan))
+        assert counts(driver)["dropped_todos"] == (0 if user_cancels else 1)
+    finally:
+        driver.close()
+
+
 def test_sanctioned_rename_by_rewrite_is_not_a_mutation(l0: Driver) -> None:
     l0.call("todo", items=PLAN)
     l0.user("rename", "a", "Write the alpha doc (a.md)")
