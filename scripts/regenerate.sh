@@ -63,6 +63,8 @@ if command -v chromium >/dev/null; then
     --screenshot=results/latest/leaderboard.png "file://$PWD/results/latest/leaderboard.html" \
     >/dev/null 2>&1
 fi
+# the boards through the real CLIs (results/agents, results/agents-hooks) need `make agents`
+# and ~35 minutes; their commands are in docs/agents.md and docs/hooks.md
 if command -v pdflatex >/dev/null && command -v pdftoppm >/dev/null; then
   .venv/bin/python scripts/paper.py >/dev/null  # the report reads the boards written above
 fi
