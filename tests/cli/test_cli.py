@@ -184,3 +184,23 @@ def test_a_run_prints_a_board_that_fits_a_terminal(
     assert f"full leaderboard: {tmp_path / 'o' / 'leaderboard.md'}" in out
     full = (tmp_path / "o" / "leaderboard.md").read_text(encoding="utf-8")
     assert "unasked renames" in full and "cap refused" in full  # every column is there
+
+
+def test_an_interrupted_process_ends_even_if_a_thread_outlives_the_run() -> None:
+    """A thread left waiting (as anyio's worker after a second Ctrl-C in the event loop's
+    shutdown) would hold the interpreter's exit forever; after an interrupt (exit 130) the
+    process ends within EXIT_GRACE seconds. Any other exit waits for its threads as usual."""
+    import subprocess
+    import sys
+    import time
+
+    stuck = "import threading; threading.Thread(target=threading.Event().wait).start()"
+    for code, grace in ((130, True), (0, False)):
+        script = f"import harness.cli as c; c.main = lambda: {code}; " + (
+            f"{stuck}; c.entry()" if grace else "c.entry()"
+        )
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-c", script], timeout=60)
+        assert done.returncode == code
+        if grace:
+            assert time.monotonic() - started < 30
