@@ -259,6 +259,15 @@ DECLARED: tuple[Metric, ...] = (
         brief=True,
     ),
     Metric(
+        "injected_tokens",
+        "cost",
+        "lower",
+        "inject tok",
+        PRICE,
+        "tokens of the current list the design put into the prompt (L4: each turn's block; a CLI"
+        " row's inject hook: each context it added), estimated from characters, each counted once",
+    ),
+    Metric(
         "cost_usd",
         "cost",
         "lower",

@@ -9,8 +9,9 @@ CHANGELOG.md; committed summaries then carry their version, and the leaderboard 
 from __future__ import annotations
 
 #: What an episode is and how it is scored: the task, prompts, tools, detectors, checks, the
-#: completion gate and the matcher. 4: semantic versions replace the code hash.
-TASK_VERSION = 4
+#: completion gate and the matcher. 4: semantic versions replace the code hash. 5: the
+#: injected_tokens metric.
+TASK_VERSION = 5
 
 #: How the simulated agent behaves (profiles, policy, wording, dialects, token counts): the same
 #: seed gives the same episodes only under the same sim version.

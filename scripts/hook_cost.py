@@ -1,8 +1,8 @@
 """What the Claude Code hooks cost per turn (docs/hooks.md): the wall time of one hook process
 for each event with a realistic payload (a session with an eight-item list; the program by its
 console script, as the settings name it), against a bare `python -c pass`; and the tokens of the
-context and refusals they add, by the simulated agent's per-character estimate
-(`harness/models/sim/tokens.py`, calibrated on a real tokenizer).
+context and refusals they add, by the harness's per-character estimate (`harness/tokens.py`,
+calibrated on a real tokenizer; the board's `injected_tokens` uses it too).
 
 `python scripts/hook_cost.py [--runs N]` (default 20 per event; about 30 s on 2 cores).
 """
@@ -23,8 +23,8 @@ from typing import Any
 from harness.episode.prompts import INJECTED_LIST
 from harness.hooks.listlock import refusal
 from harness.hooks.state import HookState, apply_todo_write
-from harness.models.sim.tokens import PER_TEXT_CHAR
 from harness.todo.base import render
+from harness.tokens import text_tokens
 
 PLAN = [
     "List the files in the workspace",
@@ -68,10 +68,6 @@ def _time(command: list[str], payload: str, env: dict[str, str], runs: int) -> l
     return times
 
 
-def _tokens(text: str) -> int:
-    return round(len(text) * PER_TEXT_CHAR)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=20)
@@ -104,10 +100,11 @@ def main() -> None:
     injected = INJECTED_LIST.format(rendered=render(state.items))
     dropped = refusal(state, ("whitelist",), _todos(3)[:-1]) or ""
     print(
-        f"\ninjected context, {len(PLAN)} items: {len(injected)} chars, ~{_tokens(injected)} tokens"
+        f"\ninjected context, {len(PLAN)} items: {len(injected)} chars,"
+        f" ~{text_tokens(injected)} tokens"
     )
-    print(f"whitelist refusal (one item dropped): ~{_tokens(dropped)} tokens")
-    per_item = (_tokens(injected) - _tokens(INJECTED_LIST.format(rendered=""))) / len(PLAN)
+    print(f"whitelist refusal (one item dropped): ~{text_tokens(dropped)} tokens")
+    per_item = (text_tokens(injected) - text_tokens(INJECTED_LIST.format(rendered=""))) / len(PLAN)
     print(f"per item of the list: ~{per_item:.0f} tokens")
 
 

@@ -11,7 +11,8 @@ the prompt tokens the server reported. Then the estimate of `harness/models/sim/
 fitted by
 least squares (statsmodels) on its parts - characters of message text, of tool-call JSON, of
 tool schemas, messages, tools - fitted on half of the scenarios and tested on the other half,
-and refitted on all for the coefficients to paste into `harness/models/sim/tokens.py`. Writes
+and refitted on all for the coefficients to paste into `harness/models/sim/tokens.py` (the text
+rate, PER_TEXT_CHAR, into `harness/tokens.py`). Writes
 `results/token-calibration/calibration.md` and `.json`.
 """
 

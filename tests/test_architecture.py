@@ -30,7 +30,7 @@ WINGS = (
     "cli",
 )
 GROUND = {
-    "metrics", "matcher", "paths", "progress", "storage", "versions", "errors", "_face",
+    "metrics", "matcher", "paths", "progress", "storage", "tokens", "versions", "errors", "_face",
     "_inspect_private", "PACKAGE_DIR",
 }  # fmt: skip
 #: the one module that may import inspect's private modules

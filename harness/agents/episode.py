@@ -107,6 +107,8 @@ class CliEpisode:
         self.final_text: str | None = None
         #: the wall clock (as the hooks' journal keeps it) of the main loop's last request
         self.last_request = 0.0
+        #: the wall clock of each turn's request, in order
+        self.turn_times: list[float] = []
         #: the turn budget stopped the CLI (the watchdog raises BudgetSpent; a CLI that got the
         #: failed request anyway and exited is stopped by it too)
         self.spent = False
@@ -144,6 +146,7 @@ class CliEpisode:
         if due:
             raise UserSpeaks("\n\n".join(turn.message for turn in due))
         self.turn += 1
+        self.turn_times.append(self.last_request)
         output = await model.generate(messages, tools, tool_choice, config)
         model_replied()
         self.slots.append(assistant_event(self.turn, output, set(self.product.todo_tools)))

@@ -9,6 +9,7 @@ the workspace's files, so the settings are no part of the task's work.
 
 from __future__ import annotations
 
+import bisect
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,13 +17,14 @@ from typing import Any
 from inspect_ai.util import StoreModel
 from pydantic import Field
 
-from harness.episode.ledger import ClaimEvent, Ledger, TodoEvent
+from harness.episode.ledger import ClaimEvent, InjectionEvent, Ledger, TodoEvent
 from harness.hooks.gate import MAX_BLOCKS, SCENARIO
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
 from harness.suite.scenario import Scenario
 from harness.todo.clis import CliProduct
+from harness.tokens import text_tokens
 
 #: Claude Code's own cap on Stop-hook blocks in a row (default 8; undocumented)
 PRODUCT_BLOCK_CAP = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
@@ -69,6 +71,22 @@ def hook_records(home: Path) -> list[HookRecord]:
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
     return [HookRecord.model_validate_json(line) for line in lines if line.strip()]
+
+
+def injections(records: list[HookRecord], turn_times: list[float]) -> list[InjectionEvent]:
+    """The context the inject hook added (for the session's main thread and its subagents), as
+    the ledger's injections: each in the first turn whose request came after it (`turn_times`,
+    wall clock as the journal's; one past the last turn if none did)."""
+    return [
+        InjectionEvent(
+            turn=bisect.bisect_right(turn_times, r.time) + 1,
+            source="hook",
+            chars=len(r.text),
+            tokens=text_tokens(r.text),
+        )
+        for r in records
+        if r.action == "injected"
+    ]
 
 
 def overridden(records: list[HookRecord], ledger: Ledger, last_request: float) -> bool:

@@ -28,6 +28,7 @@ from harness.agents.hooked import (
     HookJournal,
     disagreements,
     hook_records,
+    injections,
     install_hooks,
     overridden,
 )
@@ -94,6 +95,7 @@ def cli_agent(product: CliProduct) -> Solver:
                 episode.settle(state.messages)
                 ledger, problems = await episode.build(runner.record(home), ended)
                 journaled = hook_records(home)
+                ledger.events.extend(injections(journaled, episode.turn_times))
                 problems += disagreements(journaled, ledger, episode.last_request)
                 kept = state.store_as(HookJournal)
                 kept.records = [r.model_dump() for r in journaled]

@@ -171,6 +171,19 @@ class NudgeEvent(BaseModel):
     turn: int
 
 
+class InjectionEvent(BaseModel):
+    """The design put the current list into the prompt: L4's block in one turn's system prompt,
+    or the context a CLI row's inject hook added (after a tool call, with a user message, after
+    a compaction). `tokens` is the text's estimate (`harness.tokens`), counted once per
+    injection: what later turns re-read of it is in their input tokens."""
+
+    kind: Literal["injection"] = "injection"
+    turn: int
+    source: Literal["prompt", "hook"]
+    chars: int
+    tokens: int
+
+
 class ExtensionEvent(BaseModel):
     """LoopController extended the turn budget because subtasks progressed."""
 
@@ -185,6 +198,7 @@ Event = (
     | PlanTickEvent
     | NudgeEvent
     | ExtensionEvent
+    | InjectionEvent
     | TodoEvent
     | WorkspaceEvent
     | MalformedCallEvent

@@ -3,10 +3,10 @@
 new switch is a new policy, not a new branch in the loop (inspect's `react()` takes
 `on_continue`, `attempts` and `compaction` the same way). Every hook's default does nothing.
 
-The steps: `system_text` (the prompt of each turn), `before_turns` (once, before the first),
-`extend` (a spent budget), `after_todo_update` (an accepted todo call), `continue_instead` (a
-final message: go on instead of judging it) and `review` (a final message judged: a refusal or
-None).
+The steps: `system_text` (the prompt of each turn, asked once per model call), `before_turns`
+(once, before the first), `extend` (a spent budget), `after_todo_update` (an accepted todo
+call), `continue_instead` (a final message: go on instead of judging it) and `review` (a final
+message judged: a refusal or None).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from inspect_ai.model import ChatMessageUser
 from harness.episode import prompts
 from harness.episode.ending import Ending
 from harness.episode.gate import verdict as gate
-from harness.episode.ledger import ExtensionEvent, NudgeEvent
+from harness.episode.ledger import ExtensionEvent, InjectionEvent, NudgeEvent
 from harness.todo import render
 from harness.todo.variants import Variant
+from harness.tokens import text_tokens
 
 if TYPE_CHECKING:
     from inspect_ai.model import Model
@@ -60,8 +61,13 @@ class InjectList(Policy):
     """L4: the rendered list in the system prompt before every model call."""
 
     def system_text(self, loop: _Loop, text: str) -> str:
-        rendered = render(loop.episode.store.items)
-        return text + "\n\n" + prompts.INJECTED_LIST.format(rendered=rendered)
+        block = prompts.INJECTED_LIST.format(rendered=render(loop.episode.store.items))
+        loop.ledger.events.append(
+            InjectionEvent(
+                turn=loop.episode.turn, source="prompt", chars=len(block), tokens=text_tokens(block)
+            )
+        )
+        return text + "\n\n" + block
 
 
 class IntentPlanner(Policy):

@@ -17,6 +17,7 @@ from harness.episode.ledger import (
     AssistantEvent,
     ClaimEvent,
     ExtensionEvent,
+    InjectionEvent,
     Ledger,
     MalformedCallEvent,
     NudgeEvent,
@@ -376,11 +377,13 @@ def detect_outcome(ledger: Ledger, checks: list[CheckResult], counts: Counts) ->
     "cache_read_tokens",
     "output_tokens",
     "todo_output_tokens",
+    "injected_tokens",
     "recovered_tool_calls",
     "fake_tool_calls",
 )
 def detect_turns(ledger: Ledger, counts: Counts) -> None:
-    """What the turns cost and carried, and tool calls written as text."""
+    """What the turns cost and carried (the list context injected into them included), and tool
+    calls written as text."""
     values = counts.values
     tool_names = [*all_todo_tool_names(), *WORKSPACE_TOOLS]
     for turn in ledger.of(AssistantEvent):
@@ -393,6 +396,7 @@ def detect_turns(ledger: Ledger, counts: Counts) -> None:
         values["recovered_tool_calls"] += turn.recovered_tool_calls
         if turn.tool_calls == 0 and looks_like_fake_call(turn.text, tool_names):
             counts.add("fake_tool_calls", f"turn {turn.turn} wrote a tool call as text")
+    values["injected_tokens"] = float(sum(e.tokens for e in ledger.of(InjectionEvent)))
     for call in ledger.of(PlannerEvent):  # +planner: its call is billed, though not a turn
         values["input_tokens"] += call.input_tokens
         values["output_tokens"] += call.output_tokens

@@ -1,5 +1,5 @@
 """A CLI row's hook switches: parsed into the product's fixes (refused where the product cannot
-take them), and the hooks' journal checked against the ledger (fires and stays quiet)."""
+take them), and the hooks' journal checked against the ledger (fires and stays quiet) and priced."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.agents.hooked import disagreements, overridden
+from harness.agents.hooked import disagreements, injections, overridden
 from harness.episode.ledger import ClaimEvent, Ledger, TodoEvent
 from harness.hooks.fixes import FIXES
 from harness.hooks.journal import HookRecord
 from harness.todo.clis import HOOK_SWITCHES
 from harness.todo.variants import Variant, parse_variants
+from harness.tokens import text_tokens
 
 
 def test_every_hook_switch_names_a_fix_and_round_trips_through_its_label() -> None:
@@ -143,3 +144,24 @@ def test_a_gate_row_refuses_until_the_budget_and_lifts_the_product_s_cap_too(
         (budget, budget) if capped else (None, None)
     )
     assert (tmp_path / "ws" / ".claude" / "settings.json").is_file()
+
+
+def test_each_injected_context_is_priced_once_in_the_turn_that_first_carried_it() -> None:
+    def injected(time: float, text: str, agent_id: str = "") -> HookRecord:
+        return _record("injected", agent_id=agent_id, time=time).model_copy(
+            update={"text": text, "event": "PostToolUse"}
+        )
+
+    records = [
+        injected(1.0, "a" * 100),  # after turn 1's request: read in turn 2
+        _record("denied", "c1", time=1.5),
+        injected(2.5, "b" * 10, agent_id="sub"),  # a subagent's call: still context added
+        injected(9.0, "c" * 7),  # after the last request: never read, still injected
+    ]
+    events = injections(records, [1.0, 2.0, 3.0])
+    assert [(e.turn, e.source, e.chars, e.tokens) for e in events] == [
+        (2, "hook", 100, text_tokens("a" * 100)),
+        (3, "hook", 10, text_tokens("b" * 10)),
+        (4, "hook", 7, text_tokens("c" * 7)),
+    ]
+    assert injections([_record("denied", "c1"), _record("blocked")], [1.0]) == []

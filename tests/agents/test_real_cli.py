@@ -20,6 +20,7 @@ from harness.agents.install import AgentMissing, binary
 from harness.episode.record import EpisodeRecord
 from harness.run.task import build_task
 from harness.todo.clis import PRODUCTS
+from harness.tokens import text_tokens
 from tests.agents import cli_script
 from tests.agents.wrapped import NetworkTrace
 from tests.models.sim.test_sim import check_fault_record
@@ -191,9 +192,10 @@ def test_a_reworded_task_and_an_early_tick_are_counted_from_claude_code_s_record
 def test_the_hook_row_counts_a_denied_rewrite_and_a_blocked_stop_from_the_products_record(
     tmp_path: Path,
 ) -> None:
-    """`+whitelist+gate` installs the seed's L2 and the oracle gate as Claude Code's own hooks:
-    the rewrite that drops test.py is denied (the list keeps it), the early "done" is blocked,
-    the agent finishes, and the board counts exactly one of each."""
+    """`+whitelist+inject+gate` installs the seed's L2, L4 and the oracle gate as Claude Code's
+    own hooks: the rewrite that drops test.py is denied (the list keeps it), the early "done" is
+    blocked, the agent finishes, and the board counts exactly one of each, and prices every
+    list the inject hook added."""
     cli_script.play(
         [
             lambda root: [
@@ -233,7 +235,9 @@ def test_the_hook_row_counts_a_denied_rewrite_and_a_blocked_stop_from_the_produc
             None,
         ]
     )
-    log = _run("cli/claude-code-todowrite+whitelist+gate", "main_and_test", "cliscript/x", tmp_path)
+    log = _run(
+        "cli/claude-code-todowrite+whitelist+inject+gate", "main_and_test", "cliscript/x", tmp_path
+    )
     (score,) = _scores(log)
     assert score["rejected_updates"] == 1.0
     assert score["dropped_todos"] == 0.0  # the denied rewrite changed nothing
@@ -242,10 +246,14 @@ def test_the_hook_row_counts_a_denied_rewrite_and_a_blocked_stop_from_the_produc
     assert score["task_success"] == 1.0
     assert log.samples is not None
     journal = log.samples[0].store["HookJournal:records"]
-    assert [(r["event"], r["action"]) for r in journal] == [
+    assert [(r["event"], r["action"]) for r in journal if r["action"] != "injected"] == [
         ("PreToolUse", "denied"),
         ("Stop", "blocked"),
     ]
+    # the list came back after each successful tool call once there was one: priced once each
+    injected = [r["text"] for r in journal if r["action"] == "injected"]
+    assert len(injected) >= 5 and all("Write test.py" in text for text in injected)
+    assert score["injected_tokens"] == sum(text_tokens(text) for text in injected)
 
 
 def test_a_spent_turn_budget_stops_the_cli_at_once(tmp_path: Path) -> None:

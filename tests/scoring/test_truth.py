@@ -9,7 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import resolve_sample_attachments
 
+from harness.episode.prompts import INJECTED_LIST
+from harness.tokens import text_tokens
 from tests.scripted import run_episode, scores_of, turn
 
 pytestmark = pytest.mark.slow
@@ -606,3 +610,35 @@ def test_a_plan_longer_than_the_cap_is_counted_as_the_caps_price(
     script = [*plan, turn(MAIN), turn(TEST)]
     found = scores_of(run_episode(script, tmp_path, "main_and_test", variant))
     assert only(found, "cap_refusals", "rejected_updates") == (refused, rejected)
+
+
+# -- 9. injected list context is priced from what the prompts carried -----------------------
+
+
+@pytest.mark.parametrize("variant", ["L4-inject", "L3-granular"])
+def test_injected_tokens_are_the_list_blocks_the_prompts_carried(
+    tmp_path: Path, variant: str
+) -> None:
+    sample = run_episode(
+        [
+            turn(("add_todo", {"text": "Write main.py"}), ("add_todo", {"text": "Write test.py"})),
+            turn(MAIN),
+            turn(TEST),
+        ],
+        tmp_path,
+        "main_and_test",
+        variant,
+    )
+    # what each model call's system prompt carried after the list's heading, from the log
+    heading = INJECTED_LIST.split("{", 1)[0]
+    events = resolve_sample_attachments(sample).events
+    systems = [e.input[0].text for e in events if isinstance(e, ModelEvent)]
+    blocks = [s[s.index(heading) :] for s in systems if heading in s]
+    if variant == "L4-inject":  # 3 scripted turns and "Done.", each with the list as it stood
+        assert len(blocks) == 4
+        assert "Write main.py" not in blocks[0] and "Write test.py" in blocks[-1]
+    else:
+        assert blocks == []
+    found = scores_of(sample)
+    assert found["injected_tokens"] == sum(text_tokens(b) for b in blocks)
+    assert (found["injected_tokens"] > 0) == (variant == "L4-inject")

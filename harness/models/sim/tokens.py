@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 from inspect_ai.tool import ToolCall, ToolInfo
 
-# tokens per character of message text, of tool-call JSON and of tool-schema JSON
-PER_TEXT_CHAR = 0.4152
+from harness.tokens import PER_TEXT_CHAR
+
+# tokens per character of tool-call JSON and of tool-schema JSON (of message text:
+# `harness.tokens`, the estimate the harness shares)
 PER_CALL_CHAR = 0.3825
 PER_SCHEMA_CHAR = 0.2597
 # the template's framing of a prompt: per message, the tool block's instructions, fixed
