@@ -13,7 +13,9 @@ What it does, honestly (also in the output):
    build/power-study/ and resume; deterministic, so the same command gives the same pools).
 2. The plan: `harness.results.power.plan` on the committed pilot results/field/run (exactly
    what `todo-bench power results/field/run` prints, alpha 0.05, power 0.8), for PAIRS x
-   METRICS; and the same plan with the pool's true effect as the MDE.
+   METRICS; the same plan with the pool's true effect as the MDE; and the plan made from the
+   pool itself (its effect and its variance components, the pilot's epochs per scenario),
+   which tests the planner's arithmetic apart from a pilot's sampling error.
 3. Fixed-size runs of each plan's size drawn from the pool (scenarios with replacement from
    the suite's 12, epochs with replacement within each; the planner's t-test on the scenario
    means): achieved power with its Clopper-Pearson interval.
@@ -59,6 +61,7 @@ from harness.results.power_study import (
     truth,
 )
 from harness.results.report import read_summary
+from harness.results.summary import Summary
 
 ROOT = Path(__file__).resolve().parent.parent
 PILOT = ROOT / "results/field/run"
@@ -97,6 +100,14 @@ class PlanCheck(BaseModel):
     achieved_text: str
     planned_at_truth: str
     achieved_at_truth: Rate | None
+    #: the paired differences' standard deviation and ICC in the pilot and in the pool
+    pilot_sd: float
+    pool_sd: float
+    pilot_icc: float
+    pool_icc: float
+    #: the plan made from the pool itself, and its achieved power
+    planned_from_pool: str
+    achieved_from_pool: Rate | None
     on_suite_epochs: int | None  # the plan on the suite's own 12 scenarios
     on_suite_achieved: Rate | None
     sequential_looks: int
@@ -142,8 +153,8 @@ class Study(BaseModel):
     field_suite: list[dict[str, object]]
 
 
-def run_pool(out: Path, scenarios: str | None, epochs: int, seed: int) -> Pool:
-    """The pool run (resumed if it is there already), one process."""
+def run_pool(out: Path, scenarios: str | None, epochs: int, seed: int) -> Summary:
+    """The pool run (resumed if it is there already), one process: its summary."""
     command = [
         str(ROOT / ".venv/bin/todo-bench"),
         "run",
@@ -164,7 +175,7 @@ def run_pool(out: Path, scenarios: str | None, epochs: int, seed: int) -> Pool:
         *(["--scenarios", scenarios] if scenarios else []),
     ]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    return pool_of(read_summary(out / "summary.json"), list(POOL_VARIANTS))
+    return read_summary(out / "summary.json")
 
 
 def episodes_of(pool: Pool) -> int:
@@ -181,9 +192,10 @@ def sequential_looks(on_suite_epochs: int | None) -> int:
 
 
 def check(
-    pool: Pool, base: str, new: str, metric: str, args: argparse.Namespace, seed: int
+    pooled: Summary, base: str, new: str, metric: str, args: argparse.Namespace, seed: int
 ) -> PlanCheck:
     pilot = read_summary(PILOT / "summary.json")
+    pool = pool_of(pooled, list(POOL_VARIANTS))
     effect = truth(pool, base, new, metric)
     row: Plan = plan(pilot, base, new, metric, alpha=ALPHA, power=POWER)
     scenarios = len(next(iter(pool.values())))
@@ -211,6 +223,14 @@ def check(
             )
         else:
             at_truth_text = truth_row.note
+    # the planner given the truth: the pool's effect and variance, the pilot's epochs
+    from_pool = plan(pooled, base, new, metric, epochs=pilot.epochs, alpha=ALPHA, power=POWER)
+    achieved_from_pool = None
+    if from_pool.scenarios is not None:
+        achieved_from_pool = fixed_power(
+            pool, base, new, metric, from_pool.scenarios, from_pool.epochs, ALPHA,
+            args.reps_fixed, seed + 4,
+        )  # fmt: skip
     on_suite = row.epochs_on_pilot_scenarios
     on_suite_achieved = None
     if on_suite is not None:
@@ -237,6 +257,16 @@ def check(
         achieved_text=achieved.text if achieved else "-",
         planned_at_truth=at_truth_text,
         achieved_at_truth=at_truth,
+        pilot_sd=round(math.sqrt(row.var_between + row.var_within), 6),
+        pool_sd=round(math.sqrt(from_pool.var_between + from_pool.var_within), 6),
+        pilot_icc=row.icc,
+        pool_icc=from_pool.icc,
+        planned_from_pool=(
+            f"{from_pool.scenarios} x {from_pool.epochs}"
+            if from_pool.scenarios is not None
+            else from_pool.note
+        ),
+        achieved_from_pool=achieved_from_pool,
         on_suite_epochs=on_suite,
         on_suite_achieved=on_suite_achieved,
         sequential_looks=looks,
@@ -247,8 +277,9 @@ def check(
     )
 
 
-def field_suite(pool: Pool, args: argparse.Namespace) -> list[dict[str, object]]:
+def field_suite(pooled: Summary, args: argparse.Namespace) -> list[dict[str, object]]:
     """Achieved power of the field suite's planned run (scripts/field_suite.py's plan)."""
+    pool = pool_of(pooled, list(POOL_VARIANTS))
     sys.path.insert(0, str(ROOT / "scripts"))
     import field_suite as board  # the board's own plan
 
@@ -314,6 +345,13 @@ def render(study: Study) -> str:
         [f"{p.base} -> {p.new}", p.metric, f"{p.pilot_effect:+.3f}", f"{p.true_effect:+.3f}",
          p.method, p.planned, fmt(p.achieved), _agrees(p.achieved, study.power),
          p.planned_at_truth, fmt(p.achieved_at_truth), _agrees(p.achieved_at_truth, study.power)]
+        for p in study.plans
+    ]  # fmt: skip
+    truth_rows = [
+        [f"{p.base} -> {p.new}", p.metric, f"{p.true_effect:+.3f}",
+         f"{p.pilot_sd:.3f} / {p.pool_sd:.3f}", f"{p.pilot_icc:.2f} / {p.pool_icc:.2f}",
+         p.planned, p.planned_from_pool, fmt(p.achieved_from_pool),
+         _agrees(p.achieved_from_pool, study.power)]
         for p in study.plans
     ]  # fmt: skip
     seq_rows = [
@@ -398,6 +436,27 @@ def render(study: Study) -> str:
                 "agrees",
             ],
         )  # fmt: skip
+        + "\n\n### The planner given the truth\n\n"
+        "The same planner on the pool itself: its effect and its variance components (the "
+        "standard deviation and ICC of the paired differences, pilot / pool), at the pilot's "
+        "epochs per scenario, so a plan misses its power only by the planner's own "
+        "arithmetic (its closed form or its resampling), not by a pilot's sampling error. "
+        "Where the pilot's row above misses and this row agrees, the pilot's estimates "
+        "(effect or spread) were off, and the pilot's interval says by how much it may be.\n\n"
+        + table(
+            truth_rows,
+            [
+                "base -> new",
+                "metric",
+                "true effect",
+                "sd (pilot / pool)",
+                "ICC (pilot / pool)",
+                "plan (pilot)",
+                "plan (pool)",
+                "achieved power",
+                "agrees",
+            ],
+        )  # fmt: skip
         + f"\n\n## Sequential against fixed ({study.reps_ab} A/B repetitions each)\n\n"
         "One comparison watched at alpha "
         f"{study.alpha}; the fixed plan on the suite's own 12 scenarios (the `or on the "
@@ -463,8 +522,10 @@ def main() -> int:
     args = parser.parse_args()
     work, out = Path(args.work), Path(args.out)
     start = time.perf_counter()
-    pool = run_pool(work / "pool-default", None, args.pool_epochs, args.pool_seed)
-    field = run_pool(work / "pool-field", "field", args.field_pool_epochs, args.pool_seed)
+    default_run = run_pool(work / "pool-default", None, args.pool_epochs, args.pool_seed)
+    field_run = run_pool(work / "pool-field", "field", args.field_pool_epochs, args.pool_seed)
+    pool = pool_of(default_run, list(POOL_VARIANTS))
+    field = pool_of(field_run, list(POOL_VARIANTS))
     pooled = time.perf_counter()
     need = 2 * BATCH * LOOKS
     if pool_epochs(pool) < need:
@@ -495,7 +556,7 @@ def main() -> int:
         for metric in METRICS
     ]
     plans = [
-        check(pool, base, new, metric, args, args.seed + 10 * (i + 1))
+        check(default_run, base, new, metric, args, args.seed + 10 * (i + 1))
         for i, (base, new, metric) in enumerate((b, n, m) for b, n in PAIRS for m in METRICS)
     ]
     flags = [
@@ -519,7 +580,7 @@ def main() -> int:
         aa=aa,
         aa_pooled=aa_pooled,
         plans=plans,
-        field_suite=field_suite(field, args),
+        field_suite=field_suite(field_run, args),
     )
     # the timings go to the terminal, not the files: the same command gives the same bytes
     print(

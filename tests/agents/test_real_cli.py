@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog
 
 from harness.agents.install import AgentMissing, binary
@@ -102,6 +103,35 @@ def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_the
     totals, _ = check_fault_record([sloppy], variant, unsure_share=0.0)
     assert sum(totals.values()) > 0, "no fault made: the equality would prove nothing"
     network.check()
+
+
+def test_the_whitelist_hook_refuses_exactly_the_sloppy_agent_s_drops_and_rewordings(
+    tmp_path: Path,
+) -> None:
+    """`+whitelist` (the seed's L2 with L1) as Claude Code's hook, driven by sim/sloppy on
+    near_duplicates: a TodoWrite is denied exactly when the simulated agent's own record says
+    it dropped or reworded an item in it; what got through equals the record (none of those),
+    and the board's refusals are those denials."""
+    variant = "cli/claude-code-todowrite+whitelist"
+    log = _run(variant, "near_duplicates", "sim/sloppy", tmp_path)
+    check_fault_record([log], variant, unsure_share=0.0)
+    assert log.samples
+    sample = log.samples[0]
+    faulty = {
+        fault["call_id"]
+        for event in sample.events
+        if isinstance(event, ModelEvent)
+        for fault in (event.output.message.metadata or {}).get("sim_faults", [])
+        if fault["metric"] in ("dropped_todos", "mutated_text")
+    }
+    ledger = json.loads(sample.store[f"{EpisodeRecord.__name__}:ledger_json"])
+    updates = [e for e in ledger["events"] if e["kind"] == "todo" and e["op"] != "read"]
+    denied = {e["call_id"] for e in updates if not e["accepted"]}
+    assert faulty, "no drop or rewording made: the equality would prove nothing"
+    assert denied == faulty
+    (score,) = _scores(log)
+    assert score["rejected_updates"] == len(denied)
+    assert score["dropped_todos"] == score["mutated_text"] == 0.0
 
 
 MAIN = "def add(a, b):\n    return a + b\n"
