@@ -61,9 +61,12 @@ def test_no_eta_until_there_is_a_pace_and_start_up_is_no_pace(
 def test_silence_past_the_limit_stops_the_run_and_replies_keep_it_going(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    display = RunProgress(4, enabled=True, silence_limit=1.5, waiting_for="m")
+    # the "still waiting" line comes at a third of the limit: a limit of 3 s leaves the watcher
+    # 2 s to say it before it stops the run (1 s was too short on a loaded machine)
+    display = RunProgress(4, enabled=True, silence_limit=3.0, waiting_for="m")
     with pytest.raises(KeyboardInterrupt), display:
-        time.sleep(5)  # interrupted by the watcher
+        for _ in range(100):  # 10 s, interrupted by the watcher (between two short sleeps)
+            time.sleep(0.1)
     assert display.silenced is not None and "m answered nothing for" in display.silenced
     assert "no reply from m for" in capsys.readouterr().err
 
