@@ -45,7 +45,7 @@ from pathlib import Path
 from pydantic import BaseModel
 from tabulate import tabulate
 
-from harness.results.power import Plan, plan
+from harness.results.power import Plan, plan, range_text
 from harness.results.power_study import (
     Pool,
     PooledDf,
@@ -108,6 +108,10 @@ class PlanCheck(BaseModel):
     #: the plan made from the pool itself, and its achieved power
     planned_from_pool: str
     achieved_from_pool: Rate | None
+    #: the pilot's plan at the ends of its effect's interval (`todo-bench power`'s range), and
+    #: whether the plan from the pool lies in it
+    pilot_range: str
+    pool_plan_in_range: str
     on_suite_epochs: int | None  # the plan on the suite's own 12 scenarios
     on_suite_achieved: Rate | None
     sequential_looks: int
@@ -267,6 +271,8 @@ def check(
             else from_pool.note
         ),
         achieved_from_pool=achieved_from_pool,
+        pilot_range=range_text(row),
+        pool_plan_in_range=_in_range(row, from_pool.scenarios),
         on_suite_epochs=on_suite,
         on_suite_achieved=on_suite_achieved,
         sequential_looks=looks,
@@ -350,8 +356,8 @@ def render(study: Study) -> str:
     truth_rows = [
         [f"{p.base} -> {p.new}", p.metric, f"{p.true_effect:+.3f}",
          f"{p.pilot_sd:.3f} / {p.pool_sd:.3f}", f"{p.pilot_icc:.2f} / {p.pool_icc:.2f}",
-         p.planned, p.planned_from_pool, fmt(p.achieved_from_pool),
-         _agrees(p.achieved_from_pool, study.power)]
+         p.planned, p.pilot_range, p.planned_from_pool, p.pool_plan_in_range,
+         fmt(p.achieved_from_pool), _agrees(p.achieved_from_pool, study.power)]
         for p in study.plans
     ]  # fmt: skip
     seq_rows = [
@@ -442,7 +448,9 @@ def render(study: Study) -> str:
         "epochs per scenario, so a plan misses its power only by the planner's own "
         "arithmetic (its closed form or its resampling), not by a pilot's sampling error. "
         "Where the pilot's row above misses and this row agrees, the pilot's estimates "
-        "(effect or spread) were off, and the pilot's interval says by how much it may be.\n\n"
+        "(effect or spread) were off. `pilot's range`: what `todo-bench power` prints beside "
+        "its plan, the plan were the effect at either end of its 95% interval (`from N`: the "
+        "interval reaches 0); `in range`: the pool's plan lies in it.\n\n"
         + table(
             truth_rows,
             [
@@ -452,7 +460,9 @@ def render(study: Study) -> str:
                 "sd (pilot / pool)",
                 "ICC (pilot / pool)",
                 "plan (pilot)",
+                "pilot's range",
                 "plan (pool)",
+                "in range",
                 "achieved power",
                 "agrees",
             ],
@@ -498,6 +508,15 @@ def render(study: Study) -> str:
 
 def table(rows: Sequence[Sequence[object]], headers: list[str]) -> str:
     return str(tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True))
+
+
+def _in_range(pilot: Plan, scenarios: int | None) -> str:
+    """Whether a size lies in the pilot's range (fewest at the far end of the effect's
+    interval, most at the near end; no most when the interval reaches 0)."""
+    if scenarios is None or pilot.range_fewest is None or pilot.scenarios is None:
+        return "-"
+    most = pilot.range_most if pilot.range_most is not None else math.inf
+    return "yes" if pilot.range_fewest <= scenarios <= most else "NO"
 
 
 def _agrees(achieved: Rate | None, power: float) -> str:

@@ -71,6 +71,11 @@ class Plan(BaseModel):
     tokens: float | None = None  # input + output tokens of those episodes at the pilot's rate
     cost_usd: float | None = None  # their price at the pilot's cost per episode, if known
     note: str = ""
+    #: planned from the observed effect: the scenarios (at `epochs`) were the true effect at
+    #: the end of its 95% interval far from 0 (fewest) and at the end near 0 (most; None when
+    #: the interval reaches 0, or past MAX_SCENARIOS): the pilot's own uncertainty in the plan
+    range_fewest: int | None = None
+    range_most: int | None = None
 
 
 def paired(base: VariantSummary, new: VariantSummary, metric: str) -> list[tuple[str, int, float]]:
@@ -340,14 +345,24 @@ def plan(
         )
     chosen = choose_method(metric, method)
     k = len(set(clusters))
+    sd = math.sqrt(total)
+
+    def size(effect: float) -> int | None:
+        if effect == 0 or effect * target < 0:  # no effect, or one the other way
+            return None
+        if chosen == "closed form":
+            return closed_form_scenarios(effect, sd, icc, m, alpha, power)[0]
+        return simulated_scenarios(diffs, clusters, effect, m, alpha, power, simulations, seed)
+
+    scenarios = size(target)
     if chosen == "closed form":
-        sd = math.sqrt(total)
-        scenarios: int | None = closed_form_scenarios(target, sd, icc, m, alpha, power)[0]
         on_pilot = closed_form_epochs(target, sd, icc, k, alpha, power)
     else:
-        scenarios = simulated_scenarios(diffs, clusters, target, m, alpha, power, simulations, seed)
         on_pilot = simulated_epochs(diffs, clusters, target, k, alpha, power, simulations, seed)
     row = row.model_copy(update={"epochs_on_pilot_scenarios": on_pilot})
+    if mde is None and stat.ci_low is not None and stat.ci_high is not None:
+        far, near = (stat.ci_high, stat.ci_low) if target > 0 else (stat.ci_low, stat.ci_high)
+        row = row.model_copy(update={"range_fewest": size(far), "range_most": size(near)})
     if scenarios is None:
         return row.model_copy(
             update={"method": chosen, "note": f"not reached with {MAX_SCENARIOS} scenarios"}
@@ -417,6 +432,7 @@ HEADERS = [
     "MDE",
     "method",
     "scenarios x epochs",
+    "if the effect is at its CI's ends",
     "or on the pilot's",
     "episodes",
     "tokens",
@@ -442,11 +458,25 @@ def _row(p: Plan) -> list[object]:
         f"{p.mde:+.3f}",
         p.method or "-",
         size,
+        range_text(p),
         _on_pilot(p),
         f"{p.episodes:,}" if p.episodes is not None else "-",
         f"{p.tokens:,.0f}" if p.tokens is not None else "-",
         f"{p.cost_usd:,.2f}" if p.cost_usd is not None else "n/a",
     ]
+
+
+def range_text(p: Plan) -> str:
+    """The plan's scenarios were the effect at either end of its interval: "4 - 40", or
+    "from 4" when the interval reaches 0 (no run size is then enough for every effect it
+    allows)."""
+    if p.scenarios is None or p.mde != p.effect or p.ci_low is None or p.ci_high is None:
+        return "-"  # not plannable, or planned for a stated --mde
+    fewest = "?" if p.range_fewest is None else str(p.range_fewest)
+    if p.range_most is None:
+        near = p.ci_low if p.effect > 0 else p.ci_high
+        return f"from {fewest} ({'CI reaches 0' if near * p.effect <= 0 else 'past the search'})"
+    return f"{fewest} - {p.range_most}"
 
 
 def _on_pilot(p: Plan) -> str:

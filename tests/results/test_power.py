@@ -16,6 +16,7 @@ from harness.results.power import (
     closed_form_scenarios,
     paired_differences,
     plan,
+    range_text,
     simulated_scenarios,
     variance_components,
 )
@@ -153,3 +154,38 @@ def test_epochs_on_the_pilot_scenarios_follow_the_design_effect() -> None:
     s = synthetic()
     row = plan(s, "A", "B", "turns", mde=0.3, method="simulation", simulations=300)
     assert row.epochs_on_pilot_scenarios == 1  # 200 scenarios: one epoch each is plenty
+
+
+def test_a_plan_from_the_observed_effect_spans_its_interval() -> None:
+    """The pilot's effect is an estimate: the row also plans for either end of its 95% interval
+    (the far end needs the fewest scenarios, the near end the most); an interval that reaches 0
+    bounds the plan from below only, and a stated --mde carries no range."""
+    s = synthetic()
+    row = plan(s, "A", "B", "turns", method="closed form")
+    assert row.ci_low is not None and row.ci_high is not None and 0 < row.ci_low < row.ci_high
+    at = {
+        end: plan(s, "A", "B", "turns", mde=end, method="closed form").scenarios
+        for end in (row.ci_low, row.ci_high)
+    }
+    assert (row.range_fewest, row.range_most) == (at[row.ci_high], at[row.ci_low])
+    assert row.range_fewest is not None and row.range_most is not None and row.scenarios
+    assert row.range_fewest < row.scenarios < row.range_most
+    assert range_text(row) == f"{row.range_fewest} - {row.range_most}"
+    # a noisy pilot: scenarios that disagree in sign; its interval reaches 0, and no size is
+    # enough for every effect it allows
+    new = {(f"s{k}", e): v + 0.1 * e for k, v in enumerate((1.0, -0.8, 0.9, -0.5)) for e in (1, 2)}
+    small = s.model_copy(
+        update={
+            "epochs": 2,
+            "variants": [
+                _variant("A", dict.fromkeys(new, 0.0), "turns"),
+                _variant("B", new, "turns"),
+            ],
+        }
+    )
+    noisy = plan(small, "A", "B", "turns", method="closed form")
+    assert noisy.ci_low is not None and noisy.ci_low <= 0 < noisy.effect
+    assert noisy.range_most is None and noisy.range_fewest is not None
+    assert range_text(noisy) == f"from {noisy.range_fewest} (CI reaches 0)"
+    stated = plan(s, "A", "B", "turns", mde=0.3, method="closed form")
+    assert range_text(stated) == "-"
