@@ -35,7 +35,7 @@ from inspect_swe import claude_code
 from tabulate import tabulate
 
 from harness.agents.install import binary
-from harness.agents.solver import _host_env, _search_path
+from harness.agents.solver import host_env, search_path
 from harness.episode.workspace import Workspace
 from harness.run.task import build_task, scenario_samples
 from harness.suite.cli_tools import workspace_note
@@ -79,7 +79,7 @@ def bare_episode(scenario: str, logs: Path) -> None:
     (chosen,) = select(load_scenarios(), scenario)
     workspace = Workspace.create(chosen)
     home = Path(tempfile.mkdtemp(prefix="agents-perf-home-"))
-    path = _search_path(PRODUCT)
+    path = search_path(PRODUCT)
     launched: list[float] = []
     first: list[float] = []
 
@@ -115,7 +115,7 @@ def bare_episode(scenario: str, logs: Path) -> None:
 
     task = Task(dataset=scenario_samples([chosen]), solver=launch(), sandbox="local")
     try:
-        with _host_env(PATH=path, HOME=str(home)):
+        with host_env(PATH=path, HOME=str(home)):
             _check(eval(task, model=MODEL, display="none", log_dir=str(logs)))
     finally:
         workspace.cleanup()

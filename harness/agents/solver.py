@@ -47,7 +47,7 @@ from harness.todo.clis import CliProduct
 OWN_FILES = (".claude/", ".codex/", ".opencode/")
 
 
-def _search_path(product: CliProduct) -> str:
+def search_path(product: CliProduct) -> str:
     """The CLI's binary first, then this environment's commands (`todo-bench-tool`), then the
     commands the CLI needs beside it (`binary` checked they are there)."""
     folders = [str(binary(product).parent), str(Path(sys.executable).parent)]
@@ -65,7 +65,7 @@ def cli_agent(product: CliProduct) -> Solver:
         home = Path(tempfile.mkdtemp(prefix="todo-bench-home-"))
         journal = home / "todo-bench-journal.jsonl"
         episode = CliEpisode(product, scenario, workspace, journal)
-        path = _search_path(product)
+        path = search_path(product)
         hooks = install_hooks(product, scenario, workspace.root, home)
         watchdog = Watchdog(product.cli)
         env = {**product.env, **hooks, "HOME": str(home), JOURNAL: str(journal), "PATH": path}
@@ -83,7 +83,7 @@ def cli_agent(product: CliProduct) -> Solver:
         try:
             # each user turn may resume the session once more (inspect-swe: one more port)
             async with one_at_a_time(runs=1 + len(scenario.user_turns)):
-                with _host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
+                with host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
                     runner.prepare(product, home)
                     state = await _converse(agent, episode, watchdog, state, generate)
         except Exception:  # the watchdog stopped the CLI at its budget, or it failed
@@ -148,7 +148,7 @@ def _speak(state: TaskState, own: set[str | None], message: ChatMessage) -> None
 
 
 @contextlib.contextmanager
-def _host_env(**values: str) -> Iterator[None]:
+def host_env(**values: str) -> Iterator[None]:
     """The process's environment while a CLI runs: the local sandbox runs its commands with it.
     inspect-swe finds a `version="sandbox"` CLI on its PATH, and writes the CLI's settings into
     its `$HOME/.claude/` and its caches under the cache folder: the episode's fresh HOME, never
