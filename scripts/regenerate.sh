@@ -23,6 +23,10 @@ hard=headline,$(for v in L0-rewrite L1-textlock L2-whitelist L3-granular L4-inje
   printf '%s+uncapped,' "$v"; done)
 $TB run "${RUN[@]}" --variants "${hard%,}" --scenarios hard --epochs 2 --out results/hard --fresh >/dev/null
 $TB report results/hard
+# the worked example of a sequential run (docs/statistics.md; its batch folders are not committed)
+$TB run "${RUN[@]}" --until-decided --variants L0-rewrite,L2-whitelist,L4-inject+gate --epochs 2 \
+  --pairs L0-rewrite:L2-whitelist,L0-rewrite:L4-inject+gate --metrics task_success,dropped_todos \
+  --max-episodes 400 --out results/sequential-example --fresh >/dev/null
 $TB run "${RUN[@]}" --variants seed-stack --epochs 3 --out results/seed-stack --fresh >/dev/null
 $TB gate-accuracy results/seed-stack > results/seed-stack/gate-accuracy.md
 $TB gate-accuracy results/seed-stack --by-scenario > results/seed-stack/gate-accuracy-by-scenario.md

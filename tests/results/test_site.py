@@ -59,7 +59,7 @@ def test_the_site_has_an_index_a_page_per_submission_the_field_and_the_methods(
         *(f"submissions/{name}.html" for name in RESULTS),
     }
     index = (site / "index.html").read_text(encoding="utf-8")
-    assert index.count('<tr data-model="') == 6 + 4 + 10  # latest, products, field's variants
+    assert index.count('<tr data-model="') == 6 + 5 + 11  # latest, products, field's variants
     assert "[0.47, 0.92]" in index  # L0-rewrite's success interval in results/latest
     latest = (site / "submissions/latest.html").read_text(encoding="utf-8")
     assert latest.count('src="data:image/png;base64,') == 3 and "9bca76091646e1ad" in latest
