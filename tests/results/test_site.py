@@ -173,14 +173,14 @@ needs_browser = pytest.mark.skipif(
 def test_the_table_sorts_on_a_header_click_and_filters(site: Path, tmp_path: Path) -> None:
     state = probe(site / "index.html", tmp_path)
     up, down = state["up"], state["down"]
-    assert isinstance(up, list) and isinstance(down, list) and len(up) == 20
+    assert isinstance(up, list) and isinstance(down, list) and len(up) == 22
     assert [float(v) for v in up] == sorted(float(v) for v in up)
     assert [float(v) for v in down] == sorted((float(v) for v in up), reverse=True)
     variants = state["variants"]
     assert isinstance(variants, list) and variants == sorted(str(v) for v in variants)
     assert state["text"] == ["L4-inject+gate"] * 2  # latest and field
-    assert state["model"] == ["sim/field"] * 10
-    assert state["both"] == ["L3-granular"] and state["count"] == "1 of 20 rows"
+    assert state["model"] == ["sim/field"] * 11
+    assert state["both"] == ["L3-granular"] and state["count"] == "1 of 22 rows"
 
 
 @pytest.mark.heavy
@@ -203,4 +203,4 @@ def test_every_page_is_readable_at_1280_px_and_its_links_resolve_in_the_browser(
             inside = str(url).startswith("file://") and target.is_relative_to(site)
             if not (inside and target.is_file()):
                 broken.append(f"{page.relative_to(site)}: {url}")
-    assert wide == {} and broken == [] and seen >= 20 + 3 * 6  # the index's rows, every page's nav
+    assert wide == {} and broken == [] and seen >= 22 + 3 * 6  # the index's rows, every page's nav
