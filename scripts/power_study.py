@@ -196,10 +196,17 @@ def sequential_looks(on_suite_epochs: int | None) -> int:
 
 
 def check(
-    pooled: Summary, base: str, new: str, metric: str, args: argparse.Namespace, seed: int
+    pool: Pool,
+    pooled: Summary,
+    base: str,
+    new: str,
+    metric: str,
+    args: argparse.Namespace,
+    seed: int,
 ) -> PlanCheck:
+    """One comparison against the pool (`pool`: its episodes by variant and scenario, drawn
+    from; `pooled`: the same run's summary, planned from)."""
     pilot = read_summary(PILOT / "summary.json")
-    pool = pool_of(pooled, list(POOL_VARIANTS))
     effect = truth(pool, base, new, metric)
     row: Plan = plan(pilot, base, new, metric, alpha=ALPHA, power=POWER)
     scenarios = len(next(iter(pool.values())))
@@ -283,9 +290,8 @@ def check(
     )
 
 
-def field_suite(pooled: Summary, args: argparse.Namespace) -> list[dict[str, object]]:
+def field_suite(pool: Pool, args: argparse.Namespace) -> list[dict[str, object]]:
     """Achieved power of the field suite's planned run (scripts/field_suite.py's plan)."""
-    pool = pool_of(pooled, list(POOL_VARIANTS))
     sys.path.insert(0, str(ROOT / "scripts"))
     import field_suite as board  # the board's own plan
 
@@ -575,7 +581,7 @@ def main() -> int:
         for metric in METRICS
     ]
     plans = [
-        check(default_run, base, new, metric, args, args.seed + 10 * (i + 1))
+        check(pool, default_run, base, new, metric, args, args.seed + 10 * (i + 1))
         for i, (base, new, metric) in enumerate((b, n, m) for b, n in PAIRS for m in METRICS)
     ]
     flags = [
@@ -599,7 +605,7 @@ def main() -> int:
         aa=aa,
         aa_pooled=aa_pooled,
         plans=plans,
-        field_suite=field_suite(field_run, args),
+        field_suite=field_suite(field, args),
     )
     # the timings go to the terminal, not the files: the same command gives the same bytes
     print(
