@@ -18,6 +18,12 @@ model request, and the product's own record of its todo calls, merged into the h
   --continue`). A turn due while the CLI works (after turn N, or once a subtask is done or a
   tool has succeeded) interrupts it at that moment, the next request, as a user interrupts the
   product to speak (`UserSpeaks`); one left when the CLI yields is sent then (`follow_up`).
+- Compactions: through the product's own compaction command (Claude Code's `/compact`). At the
+  scenario's turn the CLI is interrupted as for a user turn (`CompactNow`), the session is
+  resumed with the command, and the product's compaction request (a main-loop request: its
+  tools are offered, the agent is asked for a summary) goes to the model uncounted, as a
+  `compaction` event; then the session goes on with `AFTER_COMPACTION`. The product's record
+  must hold as many compactions as the episode asked for.
 """
 
 from __future__ import annotations
@@ -32,7 +38,9 @@ from typing import Any
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
+    ChatMessageSystem,
     ChatMessageTool,
+    ChatMessageUser,
     GenerateConfig,
     Model,
     ModelOutput,
@@ -42,7 +50,14 @@ from inspect_ai.tool import ToolChoice, ToolError, ToolInfo
 from harness.agents.watchdog import StopCli
 from harness.episode.ending import classify_ending
 from harness.episode.gate.tracker import TaskStateTracker
-from harness.episode.ledger import ClaimEvent, Event, Ledger, TodoEvent, WorkspaceEvent
+from harness.episode.ledger import (
+    ClaimEvent,
+    CompactionEvent,
+    Event,
+    Ledger,
+    TodoEvent,
+    WorkspaceEvent,
+)
 from harness.episode.loop import assistant_event
 from harness.episode.tools import Episode, record_workspace_call, todo_tools
 from harness.episode.user_turns import UserScript, apply
@@ -70,6 +85,24 @@ class UserSpeaks(StopCli):
     def __init__(self, message: str) -> None:
         super().__init__("the user interrupts the CLI to speak")
         self.message = message
+
+
+class CompactNow(StopCli):
+    """The scenario compacts the context after this turn: the episode interrupts the CLI to
+    send the product's compaction command."""
+
+    def __init__(self) -> None:
+        super().__init__("the episode interrupts the CLI to compact its context")
+
+
+class NotCompacted(StopCli):
+    """The product did not compact when its compaction command was sent (it passed the
+    command to the model as a message, or made no request): the episode's error."""
+
+
+#: what the user says after the product's compaction, to go on with the task (the harness's own
+#: loop goes on without a word; a print-mode CLI needs a prompt to run again)
+AFTER_COMPACTION = "Continue with the task."
 
 
 @dataclass
@@ -112,6 +145,12 @@ class CliEpisode:
         #: the turn budget stopped the CLI (the watchdog raises BudgetSpent; a CLI that got the
         #: failed request anyway and exited is stopped by it too)
         self.spent = False
+        #: the scenario's compactions still to come, in order
+        self.compactions = sorted(c.at_turn for c in scenario.compactions)
+        #: the product is running its compaction command: its requests are not turns
+        self.compacting = False
+        #: compaction requests the product made in the current compaction run
+        self._compaction_requests = 0
 
     @property
     def tracker(self) -> TaskStateTracker:
@@ -130,6 +169,8 @@ class CliEpisode:
         if not any(t.name in self.product.todo_tools for t in tools):
             return None
         self.last_request = time.time()
+        if self.compacting:
+            return await self._compaction_request(model, messages, tools, tool_choice, config)
         self.settle(messages)
         if self.final_text is not None:
             self._blocked(self.final_text)
@@ -145,6 +186,8 @@ class CliEpisode:
             raise BudgetSpent(f"the scenario's {self.scenario.max_turns} turns are spent")
         if due:
             raise UserSpeaks("\n\n".join(turn.message for turn in due))
+        if self.compactions and self.compactions[0] <= self.turn:
+            raise CompactNow()
         self.turn += 1
         self.turn_times.append(self.last_request)
         output = await model.generate(messages, tools, tool_choice, config)
@@ -158,6 +201,47 @@ class CliEpisode:
         if not message.tool_calls:
             self.final_text = message.text
         return output
+
+    async def _compaction_request(
+        self, model: Model, messages: list[ChatMessage], *rest: Any
+    ) -> ModelOutput:
+        """A request of the product's compaction run: answered by the model, not a turn. The
+        first is the compaction's event (what it summarised: the conversation but the request's
+        own instructions); a repeat (an answer without the summary the product wants) is not."""
+        self._compaction_requests += 1
+        if self._compaction_requests == 1:
+            last = messages[-1] if messages else None
+            command = str(self.product.compact_command)
+            if isinstance(last, ChatMessageUser) and last.text.strip().endswith(command):
+                raise NotCompacted(
+                    f"{self.product.title} did not compact after turn {self.compactions[0]}: "
+                    f"it sent its compaction command {command!r} to the model as a message"
+                )
+            said = [m for m in messages if not isinstance(m, ChatMessageSystem)]
+            self.slots.append(
+                CompactionEvent(turn=self.turn, dropped_messages=max(len(said) - 1, 0))
+            )
+        output = await model.generate(messages, *rest)  # its tools, tool choice and config
+        model_replied()
+        return output
+
+    def start_compaction(self) -> None:
+        """The CLI is about to run the product's compaction command."""
+        self.compacting, self._compaction_requests = True, 0
+
+    def end_compaction(self) -> None:
+        """The compaction run ended: it must have asked the model for its summary."""
+        self.compacting = False
+        at = self.compactions.pop(0)
+        if not self._compaction_requests:
+            raise NotCompacted(
+                f"{self.product.title} did not compact after turn {at}: its compaction command "
+                f"{self.product.compact_command!r} made no compaction request"
+            )
+
+    def compactions_done(self) -> int:
+        """The compactions the episode recorded."""
+        return sum(1 for s in self.slots if isinstance(s, CompactionEvent))
 
     def settle(self, messages: list[ChatMessage]) -> None:
         """The previous turn's workspace calls, with the answers now in the conversation."""

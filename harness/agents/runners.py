@@ -2,7 +2,8 @@
 agent, what the episode prepares before it starts, and where its own record of the episode's
 calls is (under the episode's fresh HOME).
 
-- Claude Code: `claude_code()`; its session JSONL under `$HOME/.claude/projects/`.
+- Claude Code: `claude_code()`; its session JSONL under `$HOME/.claude/projects/`, which also
+  records each compaction (a `compact_boundary` line).
 - Codex CLI: `codex_cli()` with `CODEX_HOME` in the episode's HOME (its config, AGENTS.md and
   rollouts, never the workspace), the product's config keys as `-c` overrides (those inspect-swe
   sets from its own arguments passed as those arguments); its rollout JSONL under
@@ -29,6 +30,7 @@ from harness._inspect_private import seed_codex_catalog
 from harness.sessions.calls import (
     CallRecord,
     claude_code_calls,
+    claude_code_compactions,
     claude_code_sessions,
     codex_calls,
     codex_sessions,
@@ -50,6 +52,9 @@ class CliRunner:
     record: Callable[[Path], list[CallRecord]]
     #: run in the CLI's host environment just before it starts, given the episode's HOME
     prepare: Callable[[CliProduct, Path], None] = field(default=lambda product, home: None)
+    #: how many compactions the product's own record holds (only a product with a compaction
+    #: command, `CliProduct.compact_command`, is asked)
+    compactions: Callable[[Path], int] = field(default=lambda home: 0)
 
 
 def codex_home(home: Path) -> Path:
@@ -133,13 +138,19 @@ def _claude_code_record(home: Path) -> list[CallRecord]:
     return [call for path in claude_code_sessions(home) for call in claude_code_calls(path)]
 
 
+def _claude_code_compactions(home: Path) -> int:
+    return sum(claude_code_compactions(path) for path in claude_code_sessions(home))
+
+
 def _codex_record(home: Path) -> list[CallRecord]:
     return [call for path in codex_sessions(codex_home(home)) for call in codex_calls(path)]
 
 
 RUNNERS: dict[str, CliRunner] = {
     "claude-code": CliRunner(
-        agent=lambda product, common, home: claude_code(**common), record=_claude_code_record
+        agent=lambda product, common, home: claude_code(**common),
+        record=_claude_code_record,
+        compactions=_claude_code_compactions,
     ),
     "codex": CliRunner(
         agent=_codex_agent,

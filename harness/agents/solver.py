@@ -23,7 +23,13 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSyste
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from harness import progress
-from harness.agents.episode import CliEpisode, RecordMismatch, UserSpeaks
+from harness.agents.episode import (
+    AFTER_COMPACTION,
+    CliEpisode,
+    CompactNow,
+    RecordMismatch,
+    UserSpeaks,
+)
 from harness.agents.hooked import (
     HookJournal,
     disagreements,
@@ -81,8 +87,10 @@ def cli_agent(product: CliProduct) -> Solver:
         agent = runner.agent(product, common, home)
         ended: str | None = None
         try:
-            # each user turn may resume the session once more (inspect-swe: one more port)
-            async with one_at_a_time(runs=1 + len(scenario.user_turns)):
+            # each user turn may resume the session once more, each compaction twice (the
+            # command, then the task goes on): inspect-swe serves each run on one more port
+            runs = 1 + len(scenario.user_turns) + 2 * len(scenario.compactions)
+            async with one_at_a_time(runs=runs):
                 with host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
                     runner.prepare(product, home)
                     state = await _converse(agent, episode, watchdog, state, generate)
@@ -94,6 +102,8 @@ def cli_agent(product: CliProduct) -> Solver:
             try:
                 episode.settle(state.messages)
                 ledger, problems = await episode.build(runner.record(home), ended)
+                if product.compact_command is not None:
+                    problems += _compactions_disagree(runner.compactions(home), episode)
                 journaled = hook_records(home)
                 ledger.events.extend(injections(journaled, episode.turn_times))
                 problems += disagreements(journaled, ledger, episode.last_request)
@@ -116,20 +126,39 @@ def cli_agent(product: CliProduct) -> Solver:
     return solve
 
 
+def _compactions_disagree(recorded: int, episode: CliEpisode) -> list[str]:
+    """The product's record of its compactions against the episode's (a compaction the product
+    made on its own, at its context threshold, is one the episode did not ask for)."""
+    asked = episode.compactions_done()
+    if recorded == asked:
+        return []
+    return [f"the product's record holds {recorded} compactions, the episode asked for {asked}"]
+
+
 async def _converse(
     agent: Agent, episode: CliEpisode, watchdog: Watchdog, state: TaskState, generate: Generate
 ) -> TaskState:
     """The CLI's runs in one session: the first; one more for each time the scripted user
     interrupts it to speak (the interrupted run returns nothing of its own: a placeholder
     answer stands for it, so inspect-swe resumes the session with the user's words as the next
-    prompt); and one for each follow-up the user sends when it yields."""
+    prompt); two for each compaction (the product's compaction command, then the task goes on);
+    and one for each follow-up the user sends when it yields."""
     own = {m.id for m in state.messages if isinstance(m, ChatMessageSystem)}
+    run = as_solver(agent)
     while True:
         try:
-            state = await watchdog.run(partial(as_solver(agent), state, generate))
+            state = await watchdog.run(partial(run, state, generate))
         except UserSpeaks as speaks:
             _speak(state, own, ChatMessageAssistant(content="(interrupted by the user)"))
             _speak(state, own, ChatMessageUser(content=speaks.message))
+            continue
+        except CompactNow:
+            _speak(state, own, ChatMessageAssistant(content="(interrupted to compact)"))
+            _speak(state, own, ChatMessageUser(content=str(episode.product.compact_command)))
+            episode.start_compaction()
+            state = await watchdog.run(partial(run, state, generate))
+            episode.end_compaction()
+            _speak(state, own, ChatMessageUser(content=AFTER_COMPACTION))
             continue
         message = episode.follow_up()
         if message is None:

@@ -55,7 +55,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
         scenarios = load_scenarios(Path(args.scenario_dir))
     from tabulate import tabulate
 
-    from harness.suite.agent_ready import readiness
+    from harness.agents.support import readiness
 
     rows = [[s.id, ",".join(s.tags), len(s.subtasks), readiness(s), s.title] for s in scenarios]
     headers = ["id", "tags", "subtasks", "cli rows", "title"]
@@ -64,16 +64,17 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 
 def _agent_readiness(paths: list[Path]) -> str:
-    """Which checked scenarios the shipping agents' rows (`cli/...`) can take, and why not."""
-    from harness.suite.agent_ready import unsupported
+    """Which checked scenarios the shipping agents' rows (`cli/...`) take, and why not all."""
+    from harness.agents.support import readiness
 
     scenarios = [s for p in paths for s in load_file(p)]
-    out = {s.id: why for s in scenarios if (why := unsupported(s))}
+    out = {s.id: said for s in scenarios if (said := readiness(s)) != "yes"}
     line = (
-        f"agent-ready (the cli/... rows take them): {len(scenarios) - len(out)} of {len(scenarios)}"
+        "agent-ready (every cli/... row takes them): "
+        f"{len(scenarios) - len(out)} of {len(scenarios)}"
     )
     if out:
-        line += "; not yet: " + ", ".join(f"{sid} ({why})" for sid, why in out.items())
+        line += "; not every row: " + ", ".join(f"{sid} ({said})" for sid, said in out.items())
     return line
 
 

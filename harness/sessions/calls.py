@@ -64,6 +64,16 @@ def claude_code_calls(path: Path) -> list[CallRecord]:
     return list(calls.values())
 
 
+def claude_code_compactions(path: Path) -> int:
+    """How many times one Claude Code session JSONL says its context was compacted (a
+    `compact_boundary` system line each)."""
+    return sum(
+        1
+        for record in _lines(path)
+        if record.get("type") == "system" and record.get("subtype") == "compact_boundary"
+    )
+
+
 def claude_code_sessions(home: Path) -> Iterator[Path]:
     """The main session files Claude Code wrote under a HOME (its subagents' files left out)."""
     projects = home / ".claude" / "projects"

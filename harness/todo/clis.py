@@ -45,6 +45,11 @@ class CliProduct(BaseModel):
     #: commands the CLI needs on the host's PATH besides its binary (inspect-swe downloads a
     #: missing one, which an offline machine cannot), with the Debian package that has each
     requires: dict[str, str] = {}
+    #: the product's own command that compacts its session, sent as the prompt of the resumed
+    #: session at a scenario's compaction; None where its headless mode has none (`no_compaction`
+    #: says why, and a scenario with a compaction is left out of the row with that reason)
+    compact_command: str | None = None
+    no_compaction: str = ""
 
     @property
     def switches(self) -> dict[str, str]:
@@ -73,6 +78,8 @@ _CLAUDE = {
     "package": "@anthropic-ai/claude-code",
     "version": "2.1.332",
     "binary": "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+    # its `/compact`, as the prompt of a resumed print-mode session (scripts/probe_compact.py)
+    "compact_command": "/compact",
 }
 
 #: what the Codex row sets, each by Codex's own config key: `update_plan` is hidden from a
@@ -140,6 +147,9 @@ PRODUCTS: dict[str, CliProduct] = {
             env={},
             config=_CODEX_CONFIG,
             todo_tools=("update_plan",),
+            no_compaction="its headless `codex exec` has no compaction command (tried with "
+            "0.171.0: `/compact` as the prompt of a resumed session reached the model as a "
+            "message)",
             # a slug in Codex's own catalog that is not in its code mode (where the model
             # writes JavaScript instead of calling tools): exec_command, update_plan, ...
             model_config_id="gpt-5.4",
@@ -156,6 +166,9 @@ PRODUCTS: dict[str, CliProduct] = {
             config=_OPENCODE_CONFIG,
             config_label="OPENCODE_CONFIG_CONTENT {key}",
             todo_tools=("todowrite",),
+            no_compaction="its headless `opencode run`, as inspect-swe runs it, has no "
+            "compaction command (tried with 1.18.33: `/compact` as the prompt of a continued "
+            "session reached the model as a message)",
             model_config_id="anthropic/claude-sonnet-4-5",
             # inspect-swe runs OpenCode with node and ripgrep beside it
             requires={"node": "nodejs", "rg": "ripgrep"},

@@ -3,7 +3,8 @@ from its own session record, the work from the workspace, and every count is exa
 
 Heavy (about 20 s an episode): the simulated agent solves a scenario whose user speaks mid-task
 through both Claude Code rows and OpenCode's, and its faults on another equal the counts;
-scripted episodes drop an item, reword a task, tick one early and claim "done" falsely."""
+scripted episodes drop an item, reword a task, tick one early and claim "done" falsely; the
+product compacts a scenario through its own `/compact`."""
 
 from __future__ import annotations
 
@@ -132,6 +133,30 @@ def test_the_whitelist_hook_refuses_exactly_the_sloppy_agent_s_drops_and_rewordi
     (score,) = _scores(log)
     assert score["rejected_updates"] == len(denied)
     assert score["dropped_todos"] == score["mutated_text"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("variant", "dropped"),
+    [("cli/claude-code-todowrite", True), ("cli/claude-code-tasks", False)],
+)
+def test_claude_code_compacts_at_the_scenario_s_turn_and_what_the_agent_forgot_is_counted(
+    variant: str, dropped: bool, tmp_path: Path
+) -> None:
+    """`compaction` (12 files, compacted after turn 4) through Claude Code's own `/compact`,
+    driven by sim/sloppy (forget 0.35): the product compacted once, at turn 4 (its record says
+    so, or the episode fails); what the simulated agent forgot went out of the full-list
+    product's list as dropped items, exactly as its own record says, and nothing went out of
+    the id-based Task list (the vendor's L3), where the forgotten items stay in the product's
+    record."""
+    log = _run(variant, "compaction", "sim/sloppy", tmp_path)
+    totals, _ = check_fault_record([log], variant, unsure_share=0.0)
+    assert log.samples
+    ledger = json.loads(log.samples[0].store[f"{EpisodeRecord.__name__}:ledger_json"])
+    compactions = [e for e in ledger["events"] if e["kind"] == "compaction"]
+    assert [e["turn"] for e in compactions] == [4] and compactions[0]["dropped_messages"] > 4
+    (score,) = _scores(log)
+    assert (score["dropped_todos"] > 0) is dropped
+    assert totals["dropped_todos"] == score["dropped_todos"]
 
 
 MAIN = "def add(a, b):\n    return a + b\n"

@@ -1,6 +1,7 @@
-"""Which scenarios the shipping agents' rows take: a compaction keeps a scenario out (with the
-reason), user turns do not (the product's own channel takes them), except on a row whose oracle
-gate hook cannot follow them; `scenarios list` and `check` say so."""
+"""Which scenarios the shipping agents' rows take: a compaction keeps a scenario out of a row
+whose product has no compaction command (with the product's reason), not out of Claude Code's
+(its `/compact`); user turns do not (the product's own channel takes them), except on a row
+whose oracle gate hook cannot follow them; `scenarios list` and `check` say so."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.agents.support import left_out
+from harness.agents.support import left_out, readiness
 from harness.cli import main
-from harness.suite.agent_ready import readiness, unsupported
+from harness.suite.agent_ready import unsupported
 from harness.suite.scenario import load_scenario
 from harness.todo.clis import PRODUCTS, with_hooks
 
@@ -18,21 +19,31 @@ ROOT = Path(__file__).resolve().parents[2] / "scenarios"
 
 
 @pytest.mark.parametrize(
-    ("scenario", "why"),
+    ("scenario", "why", "cell"),
     [
-        ("excel_export", None),
-        ("main_and_test", None),
-        ("user_cancels", None),
-        ("compaction", "compaction"),
-        ("config_migration", None),
+        ("excel_export", None, "yes"),
+        ("main_and_test", None, "yes"),
+        ("user_cancels", None, "yes"),
+        ("compaction", "compaction", "claude-code only (compaction)"),
+        ("config_migration", None, "yes"),
     ],
 )
-def test_a_feature_the_cli_episode_cannot_drive_keeps_a_scenario_out(
-    scenario: str, why: str | None
+def test_a_compaction_keeps_a_scenario_out_of_a_product_without_a_compaction_command(
+    scenario: str, why: str | None, cell: str
 ) -> None:
     loaded = load_scenario(ROOT / f"{scenario}.yaml")
     assert unsupported(loaded) == why
-    assert readiness(loaded) == ("yes" if why is None else f"no: {why}")
+    assert unsupported(loaded, compacts=True) is None
+    assert readiness(loaded) == cell
+
+
+def test_each_row_leaves_out_what_its_product_cannot_take_with_the_product_s_reason() -> None:
+    scenarios = [load_scenario(ROOT / f"{s}.yaml") for s in ("compaction", "excel_export")]
+    for name in ("cli/claude-code-todowrite", "cli/claude-code-tasks"):
+        assert left_out(PRODUCTS[name], scenarios) == {}
+    for name in ("cli/codex", "cli/opencode"):
+        (why,) = left_out(PRODUCTS[name], scenarios).values()
+        assert why.startswith("compaction: its headless") and "no compaction command" in why
 
 
 def test_list_and_check_say_which_scenarios_the_cli_rows_take(
@@ -41,11 +52,13 @@ def test_list_and_check_say_which_scenarios_the_cli_rows_take(
     files = [str(ROOT / f"{s}.yaml") for s in ("excel_export", "compaction")]
     assert main(["scenarios", "list", *files]) == 0
     rows = {line.split("|")[1].strip(): line for line in capsys.readouterr().out.splitlines()[2:]}
-    assert "| yes " in rows["excel_export"] and "| no: compaction " in rows["compaction"]
+    assert "| yes " in rows["excel_export"]
+    assert "| claude-code only (compaction) " in rows["compaction"]
     assert main(["scenarios", "check", *files]) == 0
     said = capsys.readouterr().err
     assert (
-        "agent-ready (the cli/... rows take them): 1 of 2; not yet: compaction (compaction)" in said
+        "agent-ready (every cli/... row takes them): 1 of 2; not every row: compaction "
+        "(claude-code only (compaction))" in said
     )
 
 

@@ -16,15 +16,24 @@ from inspect_ai.model import (
 
 from harness.models.sim.beliefs import Beliefs
 from harness.models.sim.recall import parse_rendered
-from harness.todo.base import TodoItem
+from harness.todo.base import TodoItem, render
 
 #: memory after compaction counts as this many turns stale at least
 LOST_STALENESS = 8
 TODO_TOOLS = {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
+#: what a shipping CLI's compaction request asks the agent to write its summary in (Claude
+#: Code's `/compact`): the agent's answer is a summary, no tool call
+SUMMARY_TAGS = ("<analysis>", "<summary>")
 #: how a design states its item limit when it refuses a list that would exceed it
 CAP_REFUSAL = re.compile(r"Max (\d+) todos allowed")
 #: how the store names the items in progress when a start would make a second one
 ACTIVE_REFUSAL = re.compile(r"Only one task can be in_progress at a time \(got ([^)]*)\)")
+
+
+def asks_for_summary(messages: list[ChatMessage]) -> bool:
+    """The request is a product's compaction: its last message asks for the summary."""
+    last = messages[-1] if messages else None
+    return isinstance(last, ChatMessageUser) and all(tag in last.text for tag in SUMMARY_TAGS)
 
 
 class Observer(Beliefs):
@@ -69,6 +78,20 @@ class Observer(Beliefs):
         m.history_seen = len(messages)
         if injected is not None:
             self._see(injected)
+
+    def summarise(self, context: str = "") -> str:
+        """The answer to a product's compaction request: what compaction costs the agent is
+        drawn now, as when the harness's loop compacts (`forget` per item), and the summary
+        says the task, the `context` it must keep (its workspace), and the list as it now
+        recalls it; the shorter conversation after it is this compaction, not another."""
+        self._compacted()
+        self.m.history_seen = 0
+        listed = render(self.memory_list()) if self.m.seen is not None else "No list yet."
+        kept = f"{context}\n\n" if context else ""
+        return (
+            f"<analysis>The task so far, and my todo list.</analysis>\n<summary>\n{self.s.prompt}"
+            f"\n\n{kept}My todo list as I recall it:\n{listed}\n</summary>"
+        )
 
     def _compacted(self) -> None:
         m = self.m

@@ -25,10 +25,11 @@ from harness._inspect_private import ActiveSample, active_samples, sample_active
 from harness.episode.gate.planner import SCHEMA_NAME
 from harness.models.sim import tokens
 from harness.models.sim.memory import Memory
+from harness.models.sim.observing import asks_for_summary
 from harness.models.sim.policy import SimPolicy
 from harness.models.sim.profiles import load_profile
 from harness.models.sim.wording import word_plan
-from harness.suite.cli_tools import shell_of, to_cli, workspace_root
+from harness.suite.cli_tools import shell_of, to_cli, workspace_note, workspace_root
 from harness.suite.scenario import SCENARIO_DIR, Scenario, load_scenarios
 from harness.suite.workspace_tools import WORKSPACE_TOOLS
 from harness.todo.dialects import ID_LESS, classic_names, drivable, seed_view, to_product
@@ -111,16 +112,22 @@ class SimModel(ModelAPI):
         system = "\n".join(m.text for m in input if isinstance(m, ChatMessageSystem))
         policy = SimPolicy(self.profile, memory, rng)
         policy.observe(seed_view(list(input), memory.sent), system, names)
-        # bookkeeping: whether this turn's fault record rests on a guess about the store
-        unsure = memory.unconfirmed
-        decision = policy.decide(names)
-        calls = []
         # a CLI episode announces its workspace in what the CLI is told (Claude Code: its system
         # prompt; Codex CLI: its AGENTS.md instructions, sent as a user message)
         told = "\n".join(
             m.text for m in input if isinstance(m, ChatMessageSystem | ChatMessageUser)
         )
         root = workspace_root(told) if shell_of(offered) else None
+        if asks_for_summary(input):  # a product compacts its context: a summary, no turn
+            memory.awaiting = set()
+            # what it must know to go on, the workspace among it, goes into the summary
+            kept = workspace_note(root) if root is not None else ""
+            summary = ChatMessageAssistant(content=policy.summarise(kept), model=self.model_name)
+            return self._output(summary, input, tools, memory.meter)
+        # bookkeeping: whether this turn's fault record rests on a guess about the store
+        unsure = memory.unconfirmed
+        decision = policy.decide(names)
+        calls = []
         for i, decided in enumerate(decision.calls):
             call_id = f"sim-{memory.calls}-{i}"
             name, args = to_product(decided, offered)
