@@ -27,11 +27,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     if args.action == "check":
         from harness.run.scenario_check import check_files
 
-        paths = (
-            [Path(p) for p in args.paths]
-            if args.paths
-            else sorted(Path(args.scenario_dir).glob("*.yaml"))
-        )
+        paths = _files(args)
         if not paths:
             raise UsageError(f"{args.scenario_dir}: no *.yaml scenario files found")
         lines, code = check_files(paths)
@@ -42,15 +38,14 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
             print(_agent_readiness(paths), file=sys.stderr)
         return code
     if args.action == "validate":
-        return _validate(
-            [Path(p) for p in args.paths] or sorted(Path(args.scenario_dir).glob("*.yaml")),
-            args.scenario_dir,
-        )
+        return _validate(_files(args), args.scenario_dir)
     if args.paths:
         missing = [p for p in args.paths if not os.path.lexists(p)]
         if missing:
-            raise UsageError(f"{missing[0]}: does not exist (scenarios list takes scenario files)")
-        scenarios = [s for p in args.paths for s in load_file(Path(p))]
+            raise UsageError(
+                f"{missing[0]}: does not exist (scenarios list takes scenario files or folders)"
+            )
+        scenarios = [s for p in _files(args) for s in load_file(p)]
     else:
         scenarios = load_scenarios(Path(args.scenario_dir))
     from tabulate import tabulate
@@ -61,6 +56,24 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     headers = ["id", "tags", "subtasks", "cli rows", "title"]
     print(tabulate(rows, headers=headers, tablefmt="github"))
     return 0
+
+
+def _files(args: argparse.Namespace) -> list[Path]:
+    """The scenario files named: each folder among them stands for its `*.yaml` files (one
+    with none is an error); no name at all, the scenario dir's."""
+    if not args.paths:
+        return sorted(Path(args.scenario_dir).glob("*.yaml"))
+    files: list[Path] = []
+    for name in args.paths:
+        path = Path(name)
+        if path.is_dir():
+            found = sorted(path.glob("*.yaml"))
+            if not found:
+                raise UsageError(f"{path}: a folder with no *.yaml scenario files")
+            files += found
+        else:
+            files.append(path)
+    return files
 
 
 def _agent_readiness(paths: list[Path]) -> str:
@@ -111,7 +124,9 @@ def add(sub: Commands) -> None:
         "2 when a file is not a valid scenario; one line per problem names file and field.",
     )
     scen.add_argument("action", choices=["list", "validate", "check", "schema"])
-    scen.add_argument("paths", nargs="*", help="scenario files (default: the scenario dir)")
+    scen.add_argument(
+        "paths", nargs="*", help="scenario files or folders of them (default: the scenario dir)"
+    )
     scen.add_argument(
         "--scenario-dir", default=str(SCENARIO_DIR), help="folder of scenario YAML files"
     )

@@ -216,8 +216,30 @@ def test_a_summary_with_a_negative_count_is_refused(
 def test_scenarios_list_of_a_missing_path_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     line = _one_line(["scenarios", "list", "/nonexistent"], capsys)
     assert line == (
-        "todo-bench: error: /nonexistent: does not exist (scenarios list takes scenario files)"
+        "todo-bench: error: /nonexistent: does not exist (scenarios list takes scenario files "
+        "or folders)"
     )
+
+
+@pytest.mark.parametrize("action", ["list", "validate", "check"])
+def test_a_folder_stands_for_its_scenario_files(
+    action: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "excel_export.yaml"
+    scenario.write_bytes((ROOT / "scenarios" / "excel_export.yaml").read_bytes())
+    (tmp_path / "notes.txt").write_text("not a scenario")
+    assert main(["scenarios", action, str(tmp_path)]) == 0
+    said = capsys.readouterr()
+    # one file taken, the folder's text file left alone
+    assert {
+        "list": "| excel_export |" in said.out,
+        "validate": said.out.startswith("ok  ") and "1 of 1 scenario files valid" in said.err,
+        "check": "1 scenario files checked: 0 problems" in said.err,
+    }[action]
+    assert "notes.txt" not in said.out + said.err
+    scenario.unlink()
+    line = _one_line(["scenarios", action, str(tmp_path)], capsys)
+    assert line == f"todo-bench: error: {tmp_path}: a folder with no *.yaml scenario files"
 
 
 def test_scenarios_list_lists_the_files_it_is_given(capsys: pytest.CaptureFixture[str]) -> None:
