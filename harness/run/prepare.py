@@ -212,8 +212,8 @@ def _check_agents(
         if not plan.local_sandbox:
             raise UsageError(
                 f"{plan.model} would drive a shipping agent with its permissions bypassed on "
-                "this host; run it in a docker sandbox (docs/agents.md), or pass "
-                "--local-sandbox to accept the risk"
+                "this host; the docker sandbox it belongs in is not built yet (docs/agents.md): "
+                "pass --local-sandbox to accept the risk, on a machine you can afford to lose"
             )
         print(
             "todo-bench: WARNING: a real model drives a CLI agent on this host with its "
