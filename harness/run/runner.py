@@ -11,7 +11,6 @@ import multiprocessing
 import os
 import queue as queues
 import signal
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -112,35 +111,8 @@ def _prompt_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-#: seconds an interrupted eval gets to wind down before its process is ended (within the 5 s a
-#: Ctrl-C promises): found under load, about one Ctrl-C in ten of a one-worker run never
-#: reached its last line (the wind-down waited on something that never came); ending the
-#: process is a kill, which a rerun resumes
-WIND_DOWN = 4.0
-
-
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    _end_after(WIND_DOWN)
     raise KeyboardInterrupt
-
-
-_ENDING = threading.Event()
-
-
-def _end_after(seconds: float) -> None:
-    """End this process `seconds` from now unless it has exited by then (armed once)."""
-    if _ENDING.is_set():
-        return
-    _ENDING.set()
-
-    def end() -> None:
-        time.sleep(seconds)
-        if multiprocessing.parent_process() is None:  # the command's own process tells the user
-            print("todo-bench: interrupted; rerun the same command to resume", flush=True,
-                  file=sys.stderr)  # fmt: skip
-        os._exit(130)
-
-    threading.Thread(target=end, daemon=True).start()
 
 
 @contextmanager
