@@ -16,6 +16,7 @@ from harness.cli.args import Parser
 from harness.errors import UsageError
 from harness.models.sim.profiles import ProfileError
 from harness.results.provenance import project_version
+from harness.run import runner
 from harness.storage import StoreError
 from harness.suite.scenario import ScenarioError
 
@@ -60,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
 
 #: seconds an interrupted process gets to exit on its own before it is ended
 EXIT_GRACE = 2.0
+#: seconds an interrupted eval gets to wind down (within the 5 s a Ctrl-C promises)
+WIND_DOWN = 4.0
 
 
 def entry() -> None:
@@ -67,7 +70,10 @@ def entry() -> None:
     process of their own, such as tests). After a Ctrl-C the process ends within EXIT_GRACE
     seconds even if a thread outlives the run: a second Ctrl-C during the event loop's shutdown
     can leave one of anyio's worker threads waiting for work, and the interpreter's exit waits
-    for it forever (found: one two-Ctrl-C run in eight hung after printing its last line)."""
+    for it forever (found: one two-Ctrl-C run in eight hung after printing its last line); and
+    an eval whose wind-down after the first Ctrl-C does not finish is ended WIND_DOWN seconds
+    after it (harness/run/runner.py)."""
+    runner.end_interrupted_evals_after(WIND_DOWN)
     code = main()
     if code == 130:
         # coroutines the interrupt left unawaited are collected at exit: no news to the user

@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import queue as queues
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -111,8 +112,34 @@ def _prompt_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+#: seconds an interrupted eval gets to wind down before its process is ended; None (the default,
+#: and in every process but the command's own): no limit
+_wind_down: float | None = None
+_ending = threading.Event()
+
+
+def end_interrupted_evals_after(seconds: float) -> None:
+    """For the `todo-bench` process itself (harness/cli `entry`), never a library caller's or a
+    test's process: from now on the first Ctrl-C of an eval also ends the process `seconds`
+    later (exit 130, the resume line) if the eval's wind-down has not finished by then. Found
+    under load: about one Ctrl-C in ten of a one-worker run waited forever in asyncio's
+    cancellation of the eval's tasks. The cut is a kill, which a rerun resumes. Armed in any
+    process, it also ended pytest workers whose tests raise the interrupt (reverted 712150b)."""
+    global _wind_down
+    _wind_down = seconds
+
+
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    if _wind_down is not None and not _ending.is_set():
+        _ending.set()
+        threading.Thread(target=_end_after, args=(_wind_down,), daemon=True).start()
     raise KeyboardInterrupt
+
+
+def _end_after(seconds: float) -> None:
+    time.sleep(seconds)
+    print("todo-bench: interrupted; rerun the same command to resume", file=sys.stderr, flush=True)
+    os._exit(130)
 
 
 @contextmanager
