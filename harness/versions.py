@@ -14,5 +14,6 @@ from __future__ import annotations
 TASK_VERSION = 5
 
 #: How the simulated agent behaves (profiles, policy, wording, dialects, token counts): the same
-#: seed gives the same episodes only under the same sim version.
-SIM_VERSION = 3
+#: seed gives the same episodes only under the same sim version. 4: it reads a Claude Code hook's
+#: list and a Stop hook's refusal where the product shows them.
+SIM_VERSION = 4

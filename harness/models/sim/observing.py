@@ -14,6 +14,7 @@ from inspect_ai.model import (
     ContentText,
 )
 
+from harness.episode.prompts import INJECTED_LIST
 from harness.models.sim.beliefs import Beliefs
 from harness.models.sim.recall import parse_rendered
 from harness.todo.base import TodoItem, render
@@ -24,6 +25,14 @@ TODO_TOOLS = {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_t
 #: what a shipping CLI's compaction request asks the agent to write its summary in (Claude
 #: Code's `/compact`): the agent's answer is a summary, no tool call
 SUMMARY_TAGS = ("<analysis>", "<summary>")
+#: the words a list kept by the system comes under, wherever it is shown (the loop: the system
+#: prompt; a Claude Code hook: a `<system-reminder>` in a tool result or a user message)
+INJECTED_HEADER = INJECTED_LIST.partition("{rendered}")[0]
+#: how a refusal to stop begins, wherever it is shown (the loop: a user message of its own;
+#: a Claude Code Stop hook: a `<system-reminder>` after "Stop hook blocking error from ...: ")
+BLOCKED = "Completion blocked"
+#: where a product's reminder ends (Claude Code)
+REMINDER_END = "</system-reminder>"
 #: how a design states its item limit when it refuses a list that would exceed it
 CAP_REFUSAL = re.compile(r"Max (\d+) todos allowed")
 #: how the store names the items in progress when a start would make a second one
@@ -64,6 +73,7 @@ class Observer(Beliefs):
             if isinstance(msg, ChatMessageAssistant)
             for c in msg.tool_calls or []
         }
+        hooked = None
         for i, message in enumerate(messages[start + 1 :], start + 1):
             if isinstance(message, ChatMessageTool) and (
                 i > last or message.tool_call_id in m.awaiting
@@ -71,13 +81,22 @@ class Observer(Beliefs):
                 self._observe_tool(message, calls.get(message.tool_call_id or ""))
             elif isinstance(message, ChatMessageUser) and last >= 0 and i > last:
                 self._observe_user(message.text, _blocks(message))
+            listed = (
+                injected_list(message.text)
+                if i > last and isinstance(message, ChatMessageTool | ChatMessageUser)
+                else None
+            )
+            hooked = listed if listed is not None else hooked
         m.awaiting = set()
         # a history shorter than the last one seen was compacted (each compaction once)
         if len(messages) < m.history_seen:
             self._compacted()
         m.history_seen = len(messages)
-        if injected is not None:
-            self._see(injected)
+        # a list a product's hook showed since the last turn is read as the system prompt's is
+        # (sim v4; before, the sim passed over it unless a todo tool's answer carried it)
+        shown = injected if injected is not None else hooked
+        if shown is not None:
+            self._see(shown)
 
     def summarise(self, context: str = "") -> str:
         """The answer to a product's compaction request: what compaction costs the agent is
@@ -222,7 +241,8 @@ class Observer(Beliefs):
         if text.startswith("<reminder>"):
             m.reminded = True
             return
-        if text.startswith("Completion blocked"):
+        if BLOCKED in text:  # where the product shows it (sim v4: not only at the start)
+            text = text[text.index(BLOCKED) :].partition(REMINDER_END)[0]
             # a refusal lists what is pending by title, or in the words of the agent's plan
             own = {
                 subtask.id
@@ -277,6 +297,13 @@ class Observer(Beliefs):
                 m.forced.discard(later)
                 if verified:
                     m.verified.add(later)
+
+
+def injected_list(text: str) -> list[TodoItem] | None:
+    """The last list kept by the system that `text` shows under the injection's header, if any."""
+    if INJECTED_HEADER not in text:
+        return None
+    return parse_rendered(text.rpartition(INJECTED_HEADER)[2].partition(REMINDER_END)[0])
 
 
 def _blocks(message: ChatMessageUser) -> tuple[str, ...]:
