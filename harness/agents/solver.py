@@ -131,12 +131,12 @@ def cli_agent(product: CliProduct, kind: str = "local") -> Solver:
 
 
 def _compactions_disagree(recorded: int, episode: CliEpisode) -> list[str]:
-    """The product's record of its compactions against the episode's (a compaction the product
-    made on its own, at its context threshold, is one the episode did not ask for)."""
-    asked = episode.compactions_done()
-    if recorded == asked:
+    """The product's record of its compactions against the compaction requests the episode saw
+    (those it asked for and those the product made on its own)."""
+    seen = episode.compactions_done()
+    if recorded == seen:
         return []
-    return [f"the product's record holds {recorded} compactions, the episode asked for {asked}"]
+    return [f"the product's record holds {recorded} compactions, the episode saw {seen}"]
 
 
 async def _converse(
