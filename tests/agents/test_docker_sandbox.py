@@ -53,10 +53,10 @@ def _scores(variant: str, scenario: str, model: str, logs: Path) -> tuple[Any, d
     return sample, dict(sample.scores["todo_scorer"].value)  # type: ignore[index,arg-type]
 
 
-@pytest.mark.parametrize(
-    "variant",
-    ["cli/claude-code-todowrite+inject", "cli/claude-code-tasks", "cli/codex", "cli/opencode"],
-)
+# Claude Code with a hook (the image's hook command) and OpenCode (node and rg beside it in the
+# image); the Task row and Codex solved the same scenario in the container by hand (2026-12-05,
+# docs/agents.md), left out here for CI time
+@pytest.mark.parametrize("variant", ["cli/claude-code-todowrite+inject", "cli/opencode"])
 def test_the_oracle_solves_through_each_cli_in_a_container_and_its_hooks_run_there_too(
     variant: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
