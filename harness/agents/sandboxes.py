@@ -92,7 +92,11 @@ class CliSandbox:
 
     def scratch(self) -> Path | None:
         """Where the episode makes its workspace and HOME (None: the host's temporary folder)."""
-        return share_dir() if self.kind == "docker" else None
+        if self.kind != "docker":
+            return None
+        share = share_dir()
+        share.mkdir(parents=True, exist_ok=True)
+        return share
 
     def search_path(self, product: CliProduct) -> str:
         """The PATH the CLI runs with."""
