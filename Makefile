@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: agents install lock bench test test-slow test-fast lint perf perf-instructions perf-agents scaling cluster-scaling real-model clean regress baseline report paper site field-suite power-study
+.PHONY: agents agents-image install lock bench test test-slow test-fast lint perf perf-instructions perf-agents scaling cluster-scaling real-model clean regress baseline report paper site field-suite power-study
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -119,6 +119,14 @@ agents:
 	@ls .agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude \
 		.agents/node_modules/@openai/codex-linux-x64/vendor/*/bin/codex \
 		.agents/node_modules/opencode-linux-x64/bin/opencode 2>/dev/null || true
+
+# the docker sandbox of the CLI rows for a real model (docs/agents.md): the pinned CLIs from
+# make agents, this checkout's todo-bench and its pinned dependencies, on AGENTS_BASE (a
+# Debian-like image with Python 3.11.5 or newer; scripts/agents_base_debian.sh builds one where
+# Docker Hub cannot be reached), tagged todo-bench-agents:<version>
+AGENTS_BASE ?= python:3.11-slim-bookworm
+agents-image: agents $(STAMP)
+	$(BIN)/python scripts/agents_image.py --base $(AGENTS_BASE)
 
 # the technical report from the committed results: docs/paper/todo-bench.pdf and its pages as PNG
 # (pdflatex and pdftoppm: Debian's texlive-latex-recommended and poppler-utils)

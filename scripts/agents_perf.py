@@ -35,7 +35,8 @@ from inspect_swe import claude_code
 from tabulate import tabulate
 
 from harness.agents.install import binary
-from harness.agents.solver import host_env, search_path
+from harness.agents.sandboxes import host_search_path
+from harness.agents.solver import host_env
 from harness.episode.workspace import Workspace
 from harness.run.task import build_task, scenario_samples
 from harness.suite.cli_tools import workspace_note
@@ -66,7 +67,7 @@ def _check(logs: list[Any]) -> None:
 
 def harness_episode(scenario: str, logs: Path) -> None:
     """The board row, as `todo-bench run` runs it."""
-    task = build_task(variant=PRODUCT.name, scenarios=scenario)
+    task = build_task(variant=PRODUCT.name, scenarios=scenario, cli_sandbox="local")
     _check(eval(task, model=MODEL, display="none", log_dir=str(logs)))
 
 
@@ -79,7 +80,7 @@ def bare_episode(scenario: str, logs: Path) -> None:
     (chosen,) = select(load_scenarios(), scenario)
     workspace = Workspace.create(chosen)
     home = Path(tempfile.mkdtemp(prefix="agents-perf-home-"))
-    path = search_path(PRODUCT)
+    path = host_search_path(PRODUCT)
     launched: list[float] = []
     first: list[float] = []
 

@@ -42,7 +42,8 @@ from inspect_swe import claude_code
 
 from harness.agents.hooked import PROGRAM
 from harness.agents.install import binary
-from harness.agents.solver import host_env, search_path
+from harness.agents.sandboxes import host_search_path
+from harness.agents.solver import host_env
 from harness.agents.turns import one_at_a_time
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL
@@ -119,10 +120,10 @@ def probe() -> Solver:
         home = Path(tempfile.mkdtemp(prefix="probe-home-"))
         workspace = Path(tempfile.mkdtemp(prefix="probe-ws-"))
         WORKSPACE.append(str(workspace))
-        path = search_path(PRODUCT)
+        path = host_search_path(PRODUCT)
         env = {**PRODUCT.env, "HOME": str(home), "PATH": path}
         if HOOKED[0]:  # the seed's L4 as the product's hook (docs/hooks.md)
-            install(workspace, ("inject",), str(PROGRAM))
+            install(workspace, ("inject",), str(Path(sys.executable).parent / PROGRAM))
             env |= {HOOK_JOURNAL: str(home / "hooks.jsonl"), HOOK_STATE: str(home / "state")}
         agent = as_solver(
             claude_code(

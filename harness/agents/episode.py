@@ -22,8 +22,10 @@ model request, and the product's own record of its todo calls, merged into the h
   scenario's turn the CLI is interrupted as for a user turn (`CompactNow`), the session is
   resumed with the command, and the product's compaction request (a main-loop request: its
   tools are offered, the agent is asked for a summary) goes to the model uncounted, as a
-  `compaction` event; then the session goes on with `AFTER_COMPACTION`. The product's record
-  must hold as many compactions as the episode asked for.
+  `compaction` event; then the session goes on with `AFTER_COMPACTION`. A compaction the
+  product makes on its own (Claude Code at its context threshold: a request for the summary
+  the episode did not ask for) is the same event, no turn. The product's record must hold as
+  many compactions as the episode saw.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from harness.sessions.calls import CallRecord
 from harness.suite.cli_tools import from_cli, helper_runs
 from harness.suite.scenario import Scenario
 from harness.todo.clis import CliProduct
+from harness.todo.dialects import asks_for_summary
 from harness.todo.registry import designs
 
 
@@ -169,8 +172,14 @@ class CliEpisode:
         if not any(t.name in self.product.todo_tools for t in tools):
             return None
         self.last_request = time.time()
-        if self.compacting:
+        # the product's compaction: the one the episode asked for, or one the product makes on
+        # its own at its context threshold (a request for the summary it was not asked for)
+        own = not self.compacting and asks_for_summary(messages)
+        if self.compacting or own:
+            if own and not self._compaction_requests:
+                self.settle(messages)  # the turn before it ended in calls the product answered
             return await self._compaction_request(model, messages, tools, tool_choice, config)
+        self._compaction_requests = 0  # a compaction of the product's own ends at a turn
         self.settle(messages)
         if self.final_text is not None:
             self._blocked(self.final_text)

@@ -10,7 +10,6 @@ the workspace's files, so the settings are no part of the task's work.
 from __future__ import annotations
 
 import bisect
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +27,8 @@ from harness.tokens import text_tokens
 
 #: Claude Code's own cap on Stop-hook blocks in a row (default 8; undocumented)
 PRODUCT_BLOCK_CAP = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
-#: the hook program, from the environment the run itself runs in
-PROGRAM = Path(sys.executable).parent / "todo-bench-hook"
+#: the hook program's name, in the folder of this todo-bench's commands as the CLI sees it
+PROGRAM = "todo-bench-hook"
 
 
 class HookJournal(StoreModel):
@@ -42,13 +41,14 @@ class HookJournal(StoreModel):
 
 
 def install_hooks(
-    product: CliProduct, scenario: Scenario, workspace: Path, home: Path
+    product: CliProduct, scenario: Scenario, workspace: Path, home: Path, tools: Path
 ) -> dict[str, str]:
-    """Install the product's hooks into the workspace; the environment they need (empty for a
-    product without hooks)."""
+    """Install the product's hooks into the workspace, run from `tools` (this todo-bench's
+    commands, as the CLI sees them); the environment they need (empty for a product without
+    hooks)."""
     if not product.hooks:
         return {}
-    install(workspace, product.hooks, str(PROGRAM))
+    install(workspace, product.hooks, str(tools / PROGRAM))
     env = {HOOK_JOURNAL: str(home / "hooks.jsonl"), HOOK_STATE: str(home / "hook-state")}
     if any(fix.startswith("gate") for fix in product.hooks):
         # the board's gates refuse until the turn budget is spent, as the harness's own +gate

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from harness import PACKAGE_DIR
 from harness.errors import UsageError
-from harness.todo.clis import CliProduct
+from harness.todo.clis import PRODUCTS, CliProduct
 
 #: the environment variable naming the folder the CLIs were installed into
 AGENTS_DIR = "TODO_BENCH_AGENTS"
@@ -66,3 +66,19 @@ def binary(product: CliProduct) -> Path:
             f"{'it' if len(missing) == 1 else 'them'} first"
         )
     return path
+
+
+def link_binaries(folder: str | Path) -> list[Path]:
+    """Link each pinned CLI's platform binary into `folder` under its own name (`claude`,
+    `codex`, `opencode`: the commands inspect-swe looks for on the PATH), each checked as a run
+    checks it first. Used where the docker sandbox's image is built."""
+    target = Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
+    links = []
+    for product in {p.package: p for p in PRODUCTS.values()}.values():
+        path = binary(product)
+        link = target / path.name
+        link.unlink(missing_ok=True)
+        link.symlink_to(path)
+        links.append(link)
+    return links

@@ -3,8 +3,10 @@ agent, `claude_code()` or `codex_cli()`, its model traffic through inspect's bri
 model) in a fresh workspace and a fresh HOME, then scored from the product's own record and the
 final workspace.
 
-The CLI runs on the host in inspect's `local` sandbox with its permissions bypassed: that is
-for the simulated agent and scripted models only (`harness/agents/sandboxes.py` decides).
+The CLI runs in the sandbox `harness/agents/sandboxes.py` describes: the host (inspect's
+`local` sandbox, its permissions bypassed), for the simulated agent and scripted models, or a
+container (inspect's `docker` sandbox) that sees the episode's workspace and HOME at their host
+paths, for a real model.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
 from functools import partial
@@ -38,8 +39,8 @@ from harness.agents.hooked import (
     install_hooks,
     overridden,
 )
-from harness.agents.install import binary
 from harness.agents.runners import RUNNERS
+from harness.agents.sandboxes import CliSandbox
 from harness.agents.toolcmd import JOURNAL
 from harness.agents.turns import one_at_a_time
 from harness.agents.watchdog import Watchdog
@@ -53,26 +54,20 @@ from harness.todo.clis import CliProduct
 OWN_FILES = (".claude/", ".codex/", ".opencode/")
 
 
-def search_path(product: CliProduct) -> str:
-    """The CLI's binary first, then this environment's commands (`todo-bench-tool`), then the
-    commands the CLI needs beside it (`binary` checked they are there)."""
-    folders = [str(binary(product).parent), str(Path(sys.executable).parent)]
-    folders += [str(Path(found).parent) for c in product.requires if (found := shutil.which(c))]
-    return os.pathsep.join(dict.fromkeys([*folders, "/usr/bin", "/bin"]))
-
-
 @solver
-def cli_agent(product: CliProduct) -> Solver:
-    """Run one scenario through `product`; the episode record goes to the sample store."""
+def cli_agent(product: CliProduct, kind: str = "local") -> Solver:
+    """Run one scenario through `product` in a `kind` sandbox (`harness/agents/sandboxes.py`);
+    the episode record goes to the sample store."""
+    where = CliSandbox("docker" if kind == "docker" else "local")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scenario = scenario_of(state)
-        workspace = Workspace.create(scenario)
-        home = Path(tempfile.mkdtemp(prefix="todo-bench-home-"))
+        workspace = Workspace.create(scenario, under=where.scratch())
+        home = Path(tempfile.mkdtemp(prefix="todo-bench-home-", dir=where.scratch()))
         journal = home / "todo-bench-journal.jsonl"
         episode = CliEpisode(product, scenario, workspace, journal)
-        path = search_path(product)
-        hooks = install_hooks(product, scenario, workspace.root, home)
+        path = where.search_path(product)
+        hooks = install_hooks(product, scenario, workspace.root, home, where.tools_bin())
         watchdog = Watchdog(product.cli)
         env = {**product.env, **hooks, "HOME": str(home), JOURNAL: str(journal), "PATH": path}
         runner, root = RUNNERS[product.cli], str(workspace.root)
@@ -90,9 +85,18 @@ def cli_agent(product: CliProduct) -> Solver:
             # each user turn may resume the session once more, each compaction twice (the
             # command, then the task goes on): inspect-swe serves each run on one more port
             runs = 1 + len(scenario.user_turns) + 2 * len(scenario.compactions)
-            async with one_at_a_time(runs=runs):
-                with host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
+            # on the host, one CLI episode at a time, run with this process's environment; a
+            # container has its own ports and environment, so episodes there may overlap
+            local = where.kind == "local"
+            async with one_at_a_time(runs=runs) if local else contextlib.nullcontext():
+                cache = str(home / ".cache")
+                with (
+                    host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=cache)
+                    if local
+                    else contextlib.nullcontext()
+                ):
                     runner.prepare(product, home)
+                    await where.prepare(home)
                     state = await _converse(agent, episode, watchdog, state, generate)
         except Exception:  # the watchdog stopped the CLI at its budget, or it failed
             if not episode.spent:  # set where BudgetSpent is raised, whatever reaches here
@@ -127,12 +131,12 @@ def cli_agent(product: CliProduct) -> Solver:
 
 
 def _compactions_disagree(recorded: int, episode: CliEpisode) -> list[str]:
-    """The product's record of its compactions against the episode's (a compaction the product
-    made on its own, at its context threshold, is one the episode did not ask for)."""
-    asked = episode.compactions_done()
-    if recorded == asked:
+    """The product's record of its compactions against the compaction requests the episode saw
+    (those it asked for and those the product made on its own)."""
+    seen = episode.compactions_done()
+    if recorded == seen:
         return []
-    return [f"the product's record holds {recorded} compactions, the episode asked for {asked}"]
+    return [f"the product's record holds {recorded} compactions, the episode saw {seen}"]
 
 
 async def _converse(

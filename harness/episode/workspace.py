@@ -67,8 +67,10 @@ class Workspace:
         self._root = str(self.root)
 
     @classmethod
-    def create(cls, scenario: Scenario) -> Workspace:
-        root = Path(tempfile.mkdtemp(prefix=f"todo-bench-{scenario.id}-"))
+    def create(cls, scenario: Scenario, under: Path | None = None) -> Workspace:
+        """A new workspace with the scenario's files, in a new folder `under` the given one
+        (default: the host's temporary folder)."""
+        root = Path(tempfile.mkdtemp(prefix=f"todo-bench-{scenario.id}-", dir=under))
         workspace = cls(root)
         # literal and generated inputs alike: a scenario whose inputs are missing is unsolvable
         for spec in scenario.all_files():

@@ -161,6 +161,8 @@ class RunRecord(BaseModel):
     #: each shipping agent's row (`cli/...`): its product, version and every switch it set;
     #: empty for a run without one (and in run folders made before 2026-12-04, evening)
     agents: dict[str, AgentRecord] = {}
+    #: where the shipping agents' CLIs ran (docker, local); None for a run without one
+    cli_sandbox: str | None = None
 
 
 #: a watched comparison's state at a look: a difference shown either way, no difference beyond

@@ -121,6 +121,7 @@ def run_record(plan: RunOptions, ready: Prepared) -> RunRecord:
             for v in ready.variants
             if v.cli is not None
         },
+        cli_sandbox=ready.cli_sandbox if ready.has_clis else None,
     )
 
 
@@ -172,6 +173,7 @@ def _run_plan(plan: RunOptions, ready: Prepared, folder: RunFolder) -> RunPlan:
         designs=plan.design,
         heuristic_rules=plan.heuristic_rules,
         episodes=ready.episodes * plan.epochs,
+        cli_sandbox=ready.cli_sandbox,
     )
 
 

@@ -85,6 +85,12 @@ class TaskOptions(BaseModel):
         "heuristic_rules.yaml)",
         json_schema_extra=_cli(metavar="FILE"),
     )
+    cli_sandbox: Literal["docker", "local"] = Field(
+        "docker",
+        description="where a shipping agent's (cli/...) CLI runs: docker, a container per "
+        "episode from `make agents-image`; local, this host with the CLI's permissions "
+        "bypassed (for the simulated agent and scripted models; todo-bench run chooses)",
+    )
 
 
 def _shared(name: str) -> Any:

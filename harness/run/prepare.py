@@ -9,7 +9,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict
@@ -38,10 +38,16 @@ class Prepared(BaseModel):
     #: per variant, the scenarios its row leaves out and why (a CLI row: features it cannot
     #: take yet, `harness/agents/support.py`)
     left_out: dict[str, dict[str, str]] = {}
+    #: where the CLI rows' CLIs run (`harness/agents/sandboxes.py`)
+    cli_sandbox: Literal["docker", "local"] = "local"
 
     @property
     def labels(self) -> list[str]:
         return [v.label for v in self.variants]
+
+    @property
+    def has_clis(self) -> bool:
+        return any(v.cli is not None for v in self.variants)
 
     @property
     def episodes(self) -> int:
@@ -69,7 +75,7 @@ def prepare(plan: RunOptions) -> Prepared:
         )
     model_args = _model_args(plan.model_arg)
     is_sim = plan.model.startswith("sim/")
-    left_out = _check_agents(plan, variants, scenarios)
+    left_out, cli_sandbox = _check_agents(plan, variants, scenarios)
     if is_sim:
         _check_sim(plan, model_args, variants)
     else:
@@ -93,6 +99,7 @@ def prepare(plan: RunOptions) -> Prepared:
         origin=origin,
         run_id=_run_id(plan, labels, ",".join(scenario_ids), keyed, origin),
         left_out=left_out,
+        cli_sandbox=cli_sandbox,
     )
 
 
@@ -199,22 +206,23 @@ SCRIPTED = ("sim/", "mockllm/")
 
 def _check_agents(
     plan: RunOptions, variants: list[Variant], scenarios: list[Scenario]
-) -> dict[str, dict[str, str]]:
-    """A shipping agent's CLI must be installed; with a real model it runs on the host only
-    when asked by name; scenarios it cannot take yet are left out of its row, said here."""
+) -> tuple[dict[str, dict[str, str]], Literal["docker", "local"]]:
+    """Where the shipping agents' CLIs run, and that they can: on this host (installed by
+    `make agents`) for a scripted model, or a real one asked by name (with a warning); else in
+    the docker sandbox (its image built by `make agents-image`). Scenarios a row cannot take
+    yet are left out of it, said here."""
     from harness.agents.install import binary
+    from harness.agents.sandboxes import check_docker
     from harness.agents.support import left_out
 
     clis = [v.cli for v in variants if v.cli is not None]
-    for product in clis:
+    scripted = plan.model.startswith(SCRIPTED)
+    kind: Literal["docker", "local"] = "local" if scripted or plan.local_sandbox else "docker"
+    if clis and kind == "docker":
+        check_docker()
+    for product in clis if kind == "local" else []:
         binary(product)
-    if clis and not plan.model.startswith(SCRIPTED):
-        if not plan.local_sandbox:
-            raise UsageError(
-                f"{plan.model} would drive a shipping agent with its permissions bypassed on "
-                "this host; the docker sandbox it belongs in is not built yet (docs/agents.md): "
-                "pass --local-sandbox to accept the risk, on a machine you can afford to lose"
-            )
+    if clis and not scripted and kind == "local":
         print(
             "todo-bench: WARNING: a real model drives a CLI agent on this host with its "
             "permissions bypassed (--local-sandbox)",
@@ -233,7 +241,7 @@ def _check_agents(
             f"{', '.join(f'{k} ({v})' for k, v in left.items())}",
             file=sys.stderr,
         )
-    return skipped
+    return skipped, kind
 
 
 def _check_sim_can_drive(variants: list[Variant]) -> None:

@@ -19,7 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from contextlib import AbstractContextManager, contextmanager
 from multiprocessing.queues import Queue
 from types import FrameType
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -50,6 +50,8 @@ class RunPlan(BaseModel):
     heuristic_rules: str | None = None  # keyword table of the +heuristic gate
     #: episodes the whole run plans (a CLI row leaves some scenarios out); 0: every cell
     episodes: int = 0
+    #: where the CLI rows' CLIs run (`harness/agents/sandboxes.py`); chosen by the run
+    cli_sandbox: Literal["docker", "local"] = "docker"
 
     @property
     def total(self) -> int:
@@ -71,6 +73,8 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
         "variant": variant.label,
         **{name: getattr(plan, name) for name in PASSED_TO_TASK},
         "designs": ",".join(plan.designs) or None,
+        # only a CLI row's task takes it: the harness's own rows keep the identity they had
+        **({"cli_sandbox": plan.cli_sandbox} if variant.cli else {}),
     }
     # inspect's "none" display still renders its rich task table to a console nobody sees
     # (about 0.6 s of CPU per variant here); its "log" display renders nothing, and with the

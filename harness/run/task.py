@@ -9,6 +9,7 @@ from typing import Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.util import SandboxEnvironmentSpec
 
 from harness.episode import prompts
 from harness.episode.gate.heuristic import load_table
@@ -68,6 +69,7 @@ def build_task(variant: str = "L0-rewrite", **options: Any) -> Task:
         "prompt_version": prompts.PROMPT_VERSION,
     }
     if chosen.cli is not None:
+        from harness.agents.sandboxes import spec as sandbox_spec
         from harness.agents.solver import cli_agent
         from harness.agents.support import agent_record, left_out
 
@@ -75,7 +77,8 @@ def build_task(variant: str = "L0-rewrite", **options: Any) -> Task:
         # without its feature, never counted as a failure
         left = left_out(chosen.cli, chosen_scenarios)
         chosen_scenarios = [s for s in chosen_scenarios if s.id not in left]
-        solver, sandbox = cli_agent(chosen.cli), "local"
+        solver = cli_agent(chosen.cli, given.cli_sandbox)
+        sandbox: SandboxEnvironmentSpec | None = sandbox_spec(given.cli_sandbox)
         metadata["agent"] = agent_record(chosen.cli, left).model_dump()
     else:
         rules = load_table(Path(given.heuristic_rules)) if given.heuristic_rules else None

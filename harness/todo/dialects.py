@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 from inspect_ai.tool import ToolCall
 
 from harness.todo.base import TodoItem, render
@@ -33,6 +33,9 @@ STANDS_FOR = {
 ID_LESS = frozenset({"TodoWrite", "update_plan", "todo_write", "todowrite"})
 #: the priority the simulated agent gives every item where the product asks for one (OpenCode)
 PRIORITY = "medium"
+#: what a shipping CLI's compaction request asks the model to write its summary in (Claude
+#: Code's, whether its `/compact` or its own at its context threshold): the answer is a summary
+SUMMARY_TAGS = ("<analysis>", "<summary>")
 _TASK_LINE = re.compile(
     r"^#(\S+) \[(pending|in_progress|completed)\] (.*?)(?: \(blocked by .*\))?$"
 )
@@ -97,6 +100,12 @@ def to_product(call: Call, offered: set[str]) -> Call:
         if name == "list_todos":
             return "TaskList", {}
     return call
+
+
+def asks_for_summary(messages: list[ChatMessage]) -> bool:
+    """The request is a product's compaction: its last message asks for the summary."""
+    last = messages[-1] if messages else None
+    return isinstance(last, ChatMessageUser) and all(tag in last.text for tag in SUMMARY_TAGS)
 
 
 def _answer(classic: str, text: str) -> str:

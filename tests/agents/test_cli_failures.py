@@ -54,7 +54,7 @@ def test_a_crashed_or_hung_cli_ends_its_episode_naming_the_cause(
     wrapper_install(product, tmp_path / "agents", version + script, product.version, monkeypatch)
     cause = cause.format(cli=product.cli)
     monkeypatch.setenv(IDLE_SECONDS, idle)
-    task = build_task(variant=product.name, scenarios="excel_export")
+    task = build_task(variant=product.name, scenarios="excel_export", cli_sandbox="local")
     (log,) = eval(task, model="sim/oracle", display="none", log_dir=str(tmp_path / "logs"))
     assert log.status == "error" and log.error is not None
     assert cause in log.error.message

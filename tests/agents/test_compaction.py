@@ -117,6 +117,32 @@ def test_the_product_s_record_of_its_compactions_must_agree(
 ) -> None:
     episode = _episode(made, tmp_path)
     assert _compactions_disagree(1, episode) == [
-        "the product's record holds 1 compactions, the episode asked for 0"
+        "the product's record holds 1 compactions, the episode saw 0"
     ]
     assert _compactions_disagree(0, episode) == []
+
+
+def test_a_compaction_the_product_makes_on_its_own_is_an_event_and_no_turn(
+    made: list[Workspace], tmp_path: Path
+) -> None:
+    """Claude Code compacts by itself at its context threshold (a real model's long episode):
+    its request for a summary, asked again or not, is one compaction event, counted as no turn,
+    and the product's record of it then agrees."""
+    episode, model = _episode(made, tmp_path, at_turn=9), _Model()
+    _request(episode, model)
+    _request(episode, model, ASKED)
+    _request(episode, model, ASKED)  # asked again: the same compaction
+    _request(episode, model)
+    _request(episode, model, ASKED)  # a second one, after a turn
+    assert episode.turn == 2 and model.asked == 5
+    events = [s for s in episode.slots if isinstance(s, CompactionEvent)]
+    assert [e.turn for e in events] == [1, 2]
+    assert _compactions_disagree(2, episode) == []
+
+
+def test_a_request_that_only_mentions_a_summary_is_a_turn(
+    made: list[Workspace], tmp_path: Path
+) -> None:
+    episode, model = _episode(made, tmp_path, at_turn=9), _Model()
+    _request(episode, model, "Write the <summary> section of the README.")
+    assert episode.turn == 1 and episode.compactions_done() == 0

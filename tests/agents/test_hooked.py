@@ -138,7 +138,7 @@ def test_a_gate_row_refuses_until_the_budget_and_lifts_the_product_s_cap_too(
     product = Variant.parse(variant).cli
     assert product is not None
     (tmp_path / "ws").mkdir()
-    env = install_hooks(product, scenario, tmp_path / "ws", tmp_path)
+    env = install_hooks(product, scenario, tmp_path / "ws", tmp_path, tmp_path / "bin")
     budget = str(scenario.max_turns)
     assert (env.get(MAX_BLOCKS), env.get(PRODUCT_BLOCK_CAP)) == (
         (budget, budget) if capped else (None, None)

@@ -80,16 +80,39 @@ def _commands_beside(folder: Path) -> str:
     return f"{folder}{os.pathsep}{os.environ.get('PATH', '')}"
 
 
-def test_a_real_model_needs_the_local_sandbox_flag(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("docker", "flag", "said"),
+    [
+        (None, (), "docker is not on PATH"),  # and says --local-sandbox is the other way
+        ("compose=1", (), "needs docker compose v2"),
+        ("image=1", (), "is not built: run `make agents-image`"),
+        (None, ("--local-sandbox",), "WARNING: a real model drives a CLI agent on this host"),
+    ],
+)
+def test_a_real_model_goes_to_the_docker_sandbox_or_to_the_host_only_when_asked(
+    tmp_path: Path, docker: str | None, flag: tuple[str, ...], said: str
+) -> None:
+    """No CLI installed on the host is needed for the docker sandbox: its image has them."""
     import os
 
-    for product in {p.package: p for p in PRODUCTS.values()}.values():
-        _fake_install(tmp_path / "agents", product.version, product)
     env = {**os.environ, AGENTS_DIR: str(tmp_path / "agents")}
-    env["PATH"] = _commands_beside(tmp_path / "bin")
-    done = _run(tmp_path, env, "--model", "anthropic/claude-sonnet-4-5")
-    assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "--local-sandbox" in done.stderr and "docker" in done.stderr
+    if flag:  # the host runs the CLIs: they must be installed here
+        for product in {p.package: p for p in PRODUCTS.values()}.values():
+            _fake_install(tmp_path / "agents", product.version, product)
+    _commands_beside(tmp_path / "bin")  # node, rg; and nothing else of this host's PATH
+    env["PATH"] = f"{tmp_path / 'bin'}{os.pathsep}{Path(sys.executable).parent}"
+    if docker is not None:  # a stand-in docker: compose v2 there or not, the image built or not
+        fails = docker.split("=")[0]
+        (tmp_path / "bin" / "docker").write_text(
+            f'#!/bin/sh\ncase "$1 $2" in\n  "compose version") exit {int(fails == "compose")};;'
+            f'\n  "image inspect") exit {int(fails == "image")};;\nesac\nexit 1\n'
+        )
+        (tmp_path / "bin" / "docker").chmod(0o755)
+    done = _run(tmp_path, env, "--model", "anthropic/claude-sonnet-4-5", *flag)
+    assert "Traceback" not in done.stderr and said in done.stderr, done.stderr
+    if not flag:
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+        assert docker is not None or "--local-sandbox" in done.stderr
 
 
 def test_the_codex_row_records_each_of_its_own_config_switches() -> None:

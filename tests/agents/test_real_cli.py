@@ -36,8 +36,8 @@ except AgentMissing as missing:
 
 
 def _run(variant: str, scenarios: str, model: str, logs: Path) -> EvalLog:
-    log = eval(build_task(variant=variant, scenarios=scenarios), model=model, display="none",
-               log_dir=str(logs), max_samples=1)[0]  # fmt: skip
+    task = build_task(variant=variant, scenarios=scenarios, cli_sandbox="local")
+    log = eval(task, model=model, display="none", log_dir=str(logs), max_samples=1)[0]
     assert log.status == "success", log.error
     return log
 
@@ -320,7 +320,7 @@ def test_a_spent_turn_budget_stops_the_cli_at_once(tmp_path: Path) -> None:
     cli_script.play(write * 6)
     started = time.monotonic()
     log = eval(build_task(variant="cli/claude-code-todowrite", scenarios="main_and_test",
-                          max_turns=3), model="cliscript/x", display="none",
+                          max_turns=3, cli_sandbox="local"), model="cliscript/x", display="none",
                log_dir=str(tmp_path))[0]  # fmt: skip
     assert log.status == "success", log.error
     (score,) = _scores(log)

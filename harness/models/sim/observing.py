@@ -22,9 +22,6 @@ from harness.todo.base import TodoItem, render
 #: memory after compaction counts as this many turns stale at least
 LOST_STALENESS = 8
 TODO_TOOLS = {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
-#: what a shipping CLI's compaction request asks the agent to write its summary in (Claude
-#: Code's `/compact`): the agent's answer is a summary, no tool call
-SUMMARY_TAGS = ("<analysis>", "<summary>")
 #: the words a list kept by the system comes under, wherever it is shown (the loop: the system
 #: prompt; a Claude Code hook: a `<system-reminder>` in a tool result or a user message)
 INJECTED_HEADER = INJECTED_LIST.partition("{rendered}")[0]
@@ -37,12 +34,6 @@ REMINDER_END = "</system-reminder>"
 CAP_REFUSAL = re.compile(r"Max (\d+) todos allowed")
 #: how the store names the items in progress when a start would make a second one
 ACTIVE_REFUSAL = re.compile(r"Only one task can be in_progress at a time \(got ([^)]*)\)")
-
-
-def asks_for_summary(messages: list[ChatMessage]) -> bool:
-    """The request is a product's compaction: its last message asks for the summary."""
-    last = messages[-1] if messages else None
-    return isinstance(last, ChatMessageUser) and all(tag in last.text for tag in SUMMARY_TAGS)
 
 
 class Observer(Beliefs):

@@ -25,14 +25,20 @@ from harness._inspect_private import ActiveSample, active_samples, sample_active
 from harness.episode.gate.planner import SCHEMA_NAME
 from harness.models.sim import tokens
 from harness.models.sim.memory import Memory
-from harness.models.sim.observing import asks_for_summary
 from harness.models.sim.policy import SimPolicy
 from harness.models.sim.profiles import load_profile
 from harness.models.sim.wording import word_plan
 from harness.suite.cli_tools import shell_of, to_cli, workspace_note, workspace_root
 from harness.suite.scenario import SCENARIO_DIR, Scenario, load_scenarios
 from harness.suite.workspace_tools import WORKSPACE_TOOLS
-from harness.todo.dialects import ID_LESS, classic_names, drivable, seed_view, to_product
+from harness.todo.dialects import (
+    ID_LESS,
+    asks_for_summary,
+    classic_names,
+    drivable,
+    seed_view,
+    to_product,
+)
 
 _DEFAULT_CONFIG = GenerateConfig()
 

@@ -12,11 +12,11 @@ import pytest
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 
 from harness.models.sim.memory import Memory
-from harness.models.sim.observing import asks_for_summary
 from harness.models.sim.policy import SimPolicy
 from harness.models.sim.profiles import load_profile
 from harness.suite.scenario import load_scenarios, select
 from harness.todo.base import TodoItem
+from harness.todo.dialects import asks_for_summary
 
 SCENARIO = select(load_scenarios(), "main_and_test")[0]
 ITEMS = [

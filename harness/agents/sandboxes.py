@@ -1,0 +1,158 @@
+"""Where a CLI row's CLI runs, and what it finds there.
+
+- `local`: inspect's local sandbox, that is this host, with the CLI's permissions bypassed:
+  for the simulated agent and scripted models, or a real model when asked by name
+  (`--local-sandbox`, with a warning). The CLIs come from `make agents` (`.agents/`).
+- `docker`: inspect's docker sandbox, one container per episode from the image
+  `make agents-image` builds (scripts/agents/Dockerfile: the pinned CLIs, node and rg, and this
+  todo-bench for its hook and helper commands); the default for any other model. The container
+  has no network (the CLI reaches the model through inspect's bridge, which reaches the
+  container through the sandbox itself) and runs as the host's user. It sees one host folder,
+  `share_dir()`, at the same path: each episode makes its workspace and its HOME there, so the
+  product's record, the journals and the final workspace are read on the host exactly as with
+  the local sandbox. The container's own HOME is made a link to the episode's HOME before the
+  CLI starts (`prepare_container`), because inspect-swe writes the CLI's settings there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from inspect_ai.util import ComposeConfig, ComposeService, SandboxEnvironmentSpec, sandbox
+
+from harness.agents.install import binary
+from harness.errors import UsageError
+from harness.results.provenance import project_version
+from harness.todo.clis import CliProduct
+
+Kind = Literal["docker", "local"]
+KINDS: tuple[Kind, ...] = ("docker", "local")
+#: the image `make agents-image` builds for this todo-bench version
+IMAGE = f"todo-bench-agents:{project_version()}"
+#: where the image keeps the CLIs (`make agents`' folder layout) and links to their binaries
+IMAGE_AGENTS = "/opt/agents"
+IMAGE_AGENTS_BIN = f"{IMAGE_AGENTS}/bin"
+#: this todo-bench's commands in the image (`todo-bench-hook`, `todo-bench-tool`)
+IMAGE_TOOLS_BIN = "/opt/todo-bench/bin"
+IMAGE_PATH = f"{IMAGE_AGENTS_BIN}:{IMAGE_TOOLS_BIN}:/usr/local/bin:/usr/bin:/bin"
+#: the container's HOME: a link to the episode's HOME, made before the CLI starts
+CONTAINER_HOME = "/home/agent"
+#: the environment variable naming the host folder the containers share (default below)
+SHARE = "TODO_BENCH_SHARE"
+
+
+def share_dir() -> Path:
+    """`TODO_BENCH_SHARE`, else `~/.cache/todo-bench/cli-share`: one fixed folder, so a run's
+    sandbox configuration is the same every time it is resumed."""
+    named = os.environ.get(SHARE)
+    folder = Path(named) if named else Path.home() / ".cache" / "todo-bench" / "cli-share"
+    return folder.resolve()
+
+
+def compose(share: Path) -> ComposeConfig:
+    """The docker sandbox of one episode: the image, no network, the host's user, `share` at
+    its own path."""
+    service = ComposeService.model_validate(
+        {
+            "image": IMAGE,
+            "x-local": True,  # built here by `make agents-image`, never pulled
+            "x-default": True,
+            "command": ["tail", "-f", "/dev/null"],
+            "init": True,
+            "network_mode": "none",
+            "user": f"{os.getuid()}:{os.getgid()}",
+            "working_dir": str(share),
+            "environment": {"HOME": CONTAINER_HOME, "PATH": IMAGE_PATH},
+            "volumes": [f"{share}:{share}"],
+        }
+    )
+    return ComposeConfig(services={"default": service})
+
+
+def spec(kind: Kind) -> SandboxEnvironmentSpec:
+    """inspect's sandbox for a CLI row."""
+    if kind == "local":
+        return SandboxEnvironmentSpec("local")
+    share = share_dir()
+    share.mkdir(parents=True, exist_ok=True)
+    return SandboxEnvironmentSpec("docker", compose(share))
+
+
+@dataclass(frozen=True)
+class CliSandbox:
+    """What an episode in one kind of sandbox needs to know."""
+
+    kind: Kind
+
+    def scratch(self) -> Path | None:
+        """Where the episode makes its workspace and HOME (None: the host's temporary folder)."""
+        if self.kind != "docker":
+            return None
+        share = share_dir()
+        share.mkdir(parents=True, exist_ok=True)
+        return share
+
+    def search_path(self, product: CliProduct) -> str:
+        """The PATH the CLI runs with."""
+        return IMAGE_PATH if self.kind == "docker" else host_search_path(product)
+
+    def tools_bin(self) -> Path:
+        """Where this todo-bench's commands are, as the CLI sees them."""
+        return Path(IMAGE_TOOLS_BIN) if self.kind == "docker" else Path(sys.executable).parent
+
+    async def prepare(self, home: Path) -> None:
+        """Docker: the container's HOME becomes a link to the episode's, and the host's user
+        gets a name in it (a CLI asking the system who it is must not fail)."""
+        if self.kind != "docker":
+            return
+        script = (
+            f'ln -sfn "$1" {CONTAINER_HOME} && (getent passwd "$2" >/dev/null || '
+            f'echo "agent:x:$2:$3::{CONTAINER_HOME}:/bin/sh" >> /etc/passwd)'
+        )
+        ids = [str(os.getuid()), str(os.getgid())]
+        done = await sandbox().exec(["/bin/sh", "-c", script, "sh", str(home), *ids], user="root")
+        if not done.success:
+            raise RuntimeError(f"the docker sandbox could not be prepared: {done.stderr.strip()}")
+
+
+def host_search_path(product: CliProduct) -> str:
+    """The CLI's binary first, then this environment's commands (`todo-bench-tool`), then the
+    commands the CLI needs beside it (`binary` checked they are there)."""
+    folders = [str(binary(product).parent), str(Path(sys.executable).parent)]
+    folders += [str(Path(found).parent) for c in product.requires if (found := shutil.which(c))]
+    return os.pathsep.join(dict.fromkeys([*folders, "/usr/bin", "/bin"]))
+
+
+def check_docker() -> None:
+    """The docker sandbox can start here: docker with compose v2, and the image built; else a
+    one-line UsageError saying what to do."""
+    if shutil.which("docker") is None:
+        raise UsageError(
+            "a real model drives the CLI rows in the docker sandbox, and docker is not on PATH: "
+            "install Docker (with compose v2), or pass --local-sandbox to run them on this host "
+            "(unsafe)"
+        )
+    compose_v2 = _quiet(["docker", "compose", "version"])
+    if compose_v2 != 0:
+        raise UsageError(
+            "the docker sandbox needs docker compose v2 (`docker compose version` failed): "
+            "install the compose plugin"
+        )
+    if _quiet(["docker", "image", "inspect", IMAGE]) != 0:
+        raise UsageError(
+            f"the docker sandbox's image {IMAGE} is not built: run `make agents-image` in a "
+            "checkout of this version (docs/agents.md)"
+        )
+
+
+def _quiet(command: list[str]) -> int:
+    try:
+        return subprocess.run(command, capture_output=True, timeout=60).returncode
+    except (OSError, subprocess.TimeoutExpired):
+        return 1
