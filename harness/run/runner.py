@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import AbstractContextManager, contextmanager
@@ -136,6 +137,10 @@ def end_interrupted_evals_after(seconds: float) -> None:
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     if _wind_down is not None and not _ending.is_set():
         _ending.set()
+        # the coroutines the interrupt leaves unawaited are collected during the wind-down:
+        # no news to the user of the command (a test's or a library caller's process still
+        # sees them)
+        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
         threading.Thread(target=_end_after, args=(_wind_down,), daemon=True).start()
     raise KeyboardInterrupt
 
