@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness.agents.install import agents_dir, binary  # noqa: E402
-from harness.agents.sandboxes import IMAGE  # noqa: E402
+from harness.agents.sandboxes import CODE_LABEL, IMAGE  # noqa: E402
 from harness.errors import UsageError  # noqa: E402
+from harness.results.provenance import code_hash  # noqa: E402
 from harness.todo.clis import PRODUCTS  # noqa: E402
 
 STAGE = ROOT / "build" / "agents-image"
@@ -73,9 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as error:
         print(f"agents-image: {error}", file=sys.stderr)
         return 2
-    built = subprocess.run(
-        ["docker", "build", "--build-arg", f"BASE={args.base}", "-t", args.tag, str(context)]
-    )
+    label = f"{CODE_LABEL}={code_hash()}"
+    command = ["docker", "build", "--build-arg", f"BASE={args.base}", "--label", label]
+    built = subprocess.run([*command, "-t", args.tag, str(context)])
     if built.returncode == 0:
         print(f"agents-image: built {args.tag}")
     return built.returncode

@@ -28,13 +28,15 @@ from inspect_ai.util import ComposeConfig, ComposeService, SandboxEnvironmentSpe
 
 from harness.agents.install import binary
 from harness.errors import UsageError
-from harness.results.provenance import project_version
+from harness.results.provenance import code_hash, project_version
 from harness.todo.clis import CliProduct
 
 Kind = Literal["docker", "local"]
 KINDS: tuple[Kind, ...] = ("docker", "local")
-#: the image `make agents-image` builds for this todo-bench version
+#: the image `make agents-image` builds for this todo-bench version, labelled with the code it
+#: was built from (`code_hash`): the hook and helper commands in it must be this run's
 IMAGE = f"todo-bench-agents:{project_version()}"
+CODE_LABEL = "todo-bench.code"
 #: where the image keeps the CLIs (`make agents`' folder layout) and links to their binaries
 IMAGE_AGENTS = "/opt/agents"
 IMAGE_AGENTS_BIN = f"{IMAGE_AGENTS}/bin"
@@ -144,10 +146,18 @@ def check_docker() -> None:
             "the docker sandbox needs docker compose v2 (`docker compose version` failed): "
             "install the compose plugin"
         )
-    if _quiet(["docker", "image", "inspect", IMAGE]) != 0:
+    label = f'{{{{index .Config.Labels "{CODE_LABEL}"}}}}'
+    built = _output(["docker", "image", "inspect", "--format", label, IMAGE])
+    if built is None:
         raise UsageError(
             f"the docker sandbox's image {IMAGE} is not built: run `make agents-image` in a "
             "checkout of this version (docs/agents.md)"
+        )
+    if built != code_hash():
+        raise UsageError(
+            f"the docker sandbox's image {IMAGE} was built from other todo-bench code (code "
+            f"{built or 'unknown'}, this is {code_hash()}): its hooks would not be this "
+            "run's; run `make agents-image` again"
         )
 
 
@@ -156,3 +166,12 @@ def _quiet(command: list[str]) -> int:
         return subprocess.run(command, capture_output=True, timeout=60).returncode
     except (OSError, subprocess.TimeoutExpired):
         return 1
+
+
+def _output(command: list[str]) -> str | None:
+    """The command's output, stripped, or None if it failed."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None

@@ -20,8 +20,9 @@ from inspect_ai import eval
 from inspect_ai.util import SandboxEnvironmentSpec
 
 from harness.agents.hooked import HookJournal
-from harness.agents.sandboxes import IMAGE, SHARE, compose, share_dir
+from harness.agents.sandboxes import CODE_LABEL, IMAGE, SHARE, compose, share_dir
 from harness.episode.record import EpisodeRecord
+from harness.results.provenance import code_hash
 from harness.run.task import build_task
 from tests.agents import docker_run  # noqa: F401  (registers the docker-run sandbox)
 from tests.models.sim.test_sim import check_fault_record
@@ -33,10 +34,17 @@ def _missing() -> str | None:
     try:
         if subprocess.run(["docker", "info"], capture_output=True, timeout=30).returncode:
             return "no Docker engine answers here"
-        found = subprocess.run(["docker", "image", "inspect", IMAGE], capture_output=True)
+        label = f'{{{{index .Config.Labels "{CODE_LABEL}"}}}}'
+        found = subprocess.run(
+            ["docker", "image", "inspect", "--format", label, IMAGE], capture_output=True, text=True
+        )
     except (OSError, subprocess.TimeoutExpired):
         return "no docker command here"
-    return None if found.returncode == 0 else f"{IMAGE} is not built (make agents-image)"
+    if found.returncode:
+        return f"{IMAGE} is not built (make agents-image)"
+    if found.stdout.strip() != code_hash():
+        return f"{IMAGE} was built from other code (make agents-image)"
+    return None
 
 
 if (why := _missing()) is not None:

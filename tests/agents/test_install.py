@@ -12,6 +12,7 @@ import pytest
 
 from harness.agents.install import AGENTS_DIR, AgentMissing, binary
 from harness.agents.support import agent_record
+from harness.results.provenance import code_hash
 from harness.todo.clis import PRODUCTS, CliProduct
 from harness.todo.variants import parse_variants
 
@@ -86,6 +87,7 @@ def _commands_beside(folder: Path) -> str:
         (None, (), "docker is not on PATH"),  # and says --local-sandbox is the other way
         ("compose=1", (), "needs docker compose v2"),
         ("image=1", (), "is not built: run `make agents-image`"),
+        ("stale=1", (), "was built from other todo-bench code"),
         (None, ("--local-sandbox",), "WARNING: a real model drives a CLI agent on this host"),
     ],
 )
@@ -101,11 +103,13 @@ def test_a_real_model_goes_to_the_docker_sandbox_or_to_the_host_only_when_asked(
             _fake_install(tmp_path / "agents", product.version, product)
     _commands_beside(tmp_path / "bin")  # node, rg; and nothing else of this host's PATH
     env["PATH"] = f"{tmp_path / 'bin'}{os.pathsep}{Path(sys.executable).parent}"
-    if docker is not None:  # a stand-in docker: compose v2 there or not, the image built or not
+    if docker is not None:  # a stand-in docker: compose v2 there or not, the image built or
+        # not, from this code or other code (the label it prints)
         fails = docker.split("=")[0]
+        label = "0123456789abcdef" if fails == "stale" else code_hash()
         (tmp_path / "bin" / "docker").write_text(
             f'#!/bin/sh\ncase "$1 $2" in\n  "compose version") exit {int(fails == "compose")};;'
-            f'\n  "image inspect") exit {int(fails == "image")};;\nesac\nexit 1\n'
+            f'\n  "image inspect") echo {label}; exit {int(fails == "image")};;\nesac\nexit 1\n'
         )
         (tmp_path / "bin" / "docker").chmod(0o755)
     done = _run(tmp_path, env, "--model", "anthropic/claude-sonnet-4-5", *flag)
