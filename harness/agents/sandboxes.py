@@ -11,7 +11,7 @@
   `share_dir()`, at the same path: each episode makes its workspace and its HOME there, so the
   product's record, the journals and the final workspace are read on the host exactly as with
   the local sandbox. The container's own HOME is made a link to the episode's HOME before the
-  CLI starts (`prepare_container`), because inspect-swe writes the CLI's settings there.
+  CLI starts (`CliSandbox.prepare`), because inspect-swe writes the CLI's settings there.
 """
 
 from __future__ import annotations
@@ -22,17 +22,14 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from inspect_ai.util import ComposeConfig, ComposeService, SandboxEnvironmentSpec, sandbox
 
 from harness.agents.install import binary
 from harness.errors import UsageError
 from harness.results.provenance import code_hash, project_version
-from harness.todo.clis import CliProduct
+from harness.todo.clis import CliProduct, SandboxKind
 
-Kind = Literal["docker", "local"]
-KINDS: tuple[Kind, ...] = ("docker", "local")
 #: the image `make agents-image` builds for this todo-bench version, labelled with the code it
 #: was built from (`code_hash`): the hook and helper commands in it must be this run's
 IMAGE = f"todo-bench-agents:{project_version()}"
@@ -77,7 +74,7 @@ def compose(share: Path) -> ComposeConfig:
     return ComposeConfig(services={"default": service})
 
 
-def spec(kind: Kind) -> SandboxEnvironmentSpec:
+def spec(kind: SandboxKind) -> SandboxEnvironmentSpec:
     """inspect's sandbox for a CLI row."""
     if kind == "local":
         return SandboxEnvironmentSpec("local")
@@ -90,7 +87,7 @@ def spec(kind: Kind) -> SandboxEnvironmentSpec:
 class CliSandbox:
     """What an episode in one kind of sandbox needs to know."""
 
-    kind: Kind
+    kind: SandboxKind
 
     def scratch(self) -> Path | None:
         """Where the episode makes its workspace and HOME (None: the host's temporary folder)."""

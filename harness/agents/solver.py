@@ -48,17 +48,17 @@ from harness.episode.checks import run_checks
 from harness.episode.record import EpisodeRecord, scenario_of
 from harness.episode.workspace import Workspace
 from harness.suite.cli_tools import workspace_note
-from harness.todo.clis import CliProduct
+from harness.todo.clis import CliProduct, SandboxKind
 
 #: files a CLI leaves in its working directory for itself: not the task's work
 OWN_FILES = (".claude/", ".codex/", ".opencode/")
 
 
 @solver
-def cli_agent(product: CliProduct, kind: str = "local") -> Solver:
+def cli_agent(product: CliProduct, kind: SandboxKind = "local") -> Solver:
     """Run one scenario through `product` in a `kind` sandbox (`harness/agents/sandboxes.py`);
     the episode record goes to the sample store."""
-    where = CliSandbox("docker" if kind == "docker" else "local")
+    where = CliSandbox(kind)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         scenario = scenario_of(state)

@@ -27,6 +27,7 @@ from pydantic.fields import FieldInfo
 from harness.metrics import DEFAULT_PAIRED_METRICS
 from harness.results.summary import PRICES
 from harness.suite.scenario import SCENARIO_DIR
+from harness.todo.clis import SandboxKind
 
 #: bounds on one run's plan: beyond them a run is a typo, not a benchmark (it would only fill
 #: the memory); a larger study is several runs
@@ -85,7 +86,7 @@ class TaskOptions(BaseModel):
         "heuristic_rules.yaml)",
         json_schema_extra=_cli(metavar="FILE"),
     )
-    cli_sandbox: Literal["docker", "local"] = Field(
+    cli_sandbox: SandboxKind = Field(
         "docker",
         description="where a shipping agent's (cli/...) CLI runs: docker, a container per "
         "episode from `make agents-image`; local, this host with the CLI's permissions "

@@ -9,7 +9,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict
@@ -20,6 +20,7 @@ from harness.results.summary import Price, Provenance, price_for
 from harness.run import ray_executor
 from harness.run.options import MAX_EPISODES, RunOptions, stray_sequential
 from harness.suite.scenario import SCENARIO_DIR, Scenario, select
+from harness.todo.clis import SandboxKind
 from harness.todo.variants import Variant, parse_variants
 
 
@@ -39,7 +40,7 @@ class Prepared(BaseModel):
     #: take yet, `harness/agents/support.py`)
     left_out: dict[str, dict[str, str]] = {}
     #: where the CLI rows' CLIs run (`harness/agents/sandboxes.py`)
-    cli_sandbox: Literal["docker", "local"] = "local"
+    cli_sandbox: SandboxKind = "local"
 
     @property
     def labels(self) -> list[str]:
@@ -206,7 +207,7 @@ SCRIPTED = ("sim/", "mockllm/")
 
 def _check_agents(
     plan: RunOptions, variants: list[Variant], scenarios: list[Scenario]
-) -> tuple[dict[str, dict[str, str]], Literal["docker", "local"]]:
+) -> tuple[dict[str, dict[str, str]], SandboxKind]:
     """Where the shipping agents' CLIs run, and that they can: on this host (installed by
     `make agents`) for a scripted model, or a real one asked by name (with a warning); else in
     the docker sandbox (its image built by `make agents-image`). Scenarios a row cannot take
@@ -217,7 +218,7 @@ def _check_agents(
 
     clis = [v.cli for v in variants if v.cli is not None]
     scripted = plan.model.startswith(SCRIPTED)
-    kind: Literal["docker", "local"] = "local" if scripted or plan.local_sandbox else "docker"
+    kind: SandboxKind = "local" if scripted or plan.local_sandbox else "docker"
     if clis and kind == "docker":
         check_docker()
     for product in clis if kind == "local" else []:

@@ -20,7 +20,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from contextlib import AbstractContextManager, contextmanager
 from multiprocessing.queues import Queue
 from types import FrameType
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -28,6 +28,7 @@ from harness import progress, storage
 from harness.progress import RunProgress
 from harness.run import heap
 from harness.run.options import OWN_DISPLAY, PASSED_TO_TASK
+from harness.todo.clis import SandboxKind
 from harness.todo.variants import Variant
 
 
@@ -52,7 +53,7 @@ class RunPlan(BaseModel):
     #: episodes the whole run plans (a CLI row leaves some scenarios out); 0: every cell
     episodes: int = 0
     #: where the CLI rows' CLIs run (`harness/agents/sandboxes.py`); chosen by the run
-    cli_sandbox: Literal["docker", "local"] = "docker"
+    cli_sandbox: SandboxKind = "docker"
 
     @property
     def total(self) -> int:

@@ -8,7 +8,13 @@ Pure data: how each is installed, found, switched and named. Running one is `har
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
+
+#: where a CLI runs: this host (inspect's local sandbox) or a container (its docker sandbox);
+#: `harness/agents/sandboxes.py`
+SandboxKind = Literal["docker", "local"]
 
 
 class CliProduct(BaseModel):
