@@ -11,7 +11,7 @@ from harness.hooks.fixes import FIXES
 from harness.results.summary import AgentRecord
 from harness.suite.agent_ready import unsupported
 from harness.suite.scenario import Scenario
-from harness.todo.clis import PRODUCTS, CliProduct
+from harness.todo.clis import PRODUCTS, CliProduct, SandboxKind
 
 
 def missing_feature(product: CliProduct, scenario: Scenario) -> str | None:
@@ -45,12 +45,17 @@ def readiness(scenario: Scenario) -> str:
     return f"{', '.join(takers)} only ({why})" if takers else f"no: {why}"
 
 
-def agent_record(product: CliProduct, left: dict[str, str]) -> AgentRecord:
-    """What the board says about a CLI row (kept in the eval log's task metadata)."""
+def agent_record(
+    product: CliProduct, left: dict[str, str], kind: SandboxKind = "local"
+) -> AgentRecord:
+    """What the board says about a CLI row (kept in the eval log's task metadata): in a
+    container, the version its image was built with (the pinned one, checked at the build);
+    on this host, the one installed here."""
+    version = product.version if kind == "docker" else installed_version(product)
     return AgentRecord(
         product=product.title,
         package=product.package,
-        version=installed_version(product) or "not installed",
+        version=version or "not installed",
         switches=product.switches,
         model_config_id=product.model_config_id,
         hooks=list(product.hooks),

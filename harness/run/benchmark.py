@@ -117,7 +117,7 @@ def run_record(plan: RunOptions, ready: Prepared) -> RunRecord:
         provenance=ready.origin,
         price=ready.price,
         agents={
-            v.label: agent_record(v.cli, ready.left_out.get(v.label, {}))
+            v.label: agent_record(v.cli, ready.left_out.get(v.label, {}), ready.cli_sandbox)
             for v in ready.variants
             if v.cli is not None
         },

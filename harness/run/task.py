@@ -79,7 +79,7 @@ def build_task(variant: str = "L0-rewrite", **options: Any) -> Task:
         chosen_scenarios = [s for s in chosen_scenarios if s.id not in left]
         solver = cli_agent(chosen.cli, given.cli_sandbox)
         sandbox: SandboxEnvironmentSpec | None = sandbox_spec(given.cli_sandbox)
-        metadata["agent"] = agent_record(chosen.cli, left).model_dump()
+        metadata["agent"] = agent_record(chosen.cli, left, given.cli_sandbox).model_dump()
     else:
         rules = load_table(Path(given.heuristic_rules)) if given.heuristic_rules else None
         solver, sandbox = todo_agent(chosen, rules), None

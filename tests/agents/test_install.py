@@ -131,6 +131,14 @@ def test_the_codex_row_records_each_of_its_own_config_switches() -> None:
     assert agent_record(claude, {}).switches == claude.env
 
 
+def test_a_row_in_a_container_records_the_version_its_image_was_built_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(AGENTS_DIR, str(tmp_path))  # nothing installed on this host
+    assert agent_record(PRODUCT, {}).version == "not installed"
+    assert agent_record(PRODUCT, {}, "docker").version == PRODUCT.version
+
+
 def test_the_opencode_row_records_its_environment_and_config_switches() -> None:
     opencode = PRODUCTS["cli/opencode"]
     switches = agent_record(opencode, {}).switches
