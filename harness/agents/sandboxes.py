@@ -137,8 +137,7 @@ def check_docker() -> None:
             "install Docker (with compose v2), or pass --local-sandbox to run them on this host "
             "(unsafe)"
         )
-    compose_v2 = _quiet(["docker", "compose", "version"])
-    if compose_v2 != 0:
+    if _output(["docker", "compose", "version"]) is None:
         raise UsageError(
             "the docker sandbox needs docker compose v2 (`docker compose version` failed): "
             "install the compose plugin"
@@ -156,13 +155,6 @@ def check_docker() -> None:
             f"{built or 'unknown'}, this is {code_hash()}): its hooks would not be this "
             "run's; run `make agents-image` again"
         )
-
-
-def _quiet(command: list[str]) -> int:
-    try:
-        return subprocess.run(command, capture_output=True, timeout=60).returncode
-    except (OSError, subprocess.TimeoutExpired):
-        return 1
 
 
 def _output(command: list[str]) -> str | None:
