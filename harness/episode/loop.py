@@ -24,12 +24,10 @@ from pydantic import JsonValue
 
 from harness import progress
 from harness.episode import prompts
-from harness.episode.checks import run_checks
 from harness.episode.compaction import compact
 from harness.episode.ending import classify_ending
 from harness.episode.gate.heuristic import HeuristicTracker, KeywordTable
 from harness.episode.gate.planner import intent_plan
-from harness.episode.gate.tracker import TaskStateTracker
 from harness.episode.ledger import (
     AssistantEvent,
     ClaimEvent,
@@ -49,9 +47,11 @@ from harness.episode.record import RECOVERED, EpisodeRecord, scenario_of
 from harness.episode.reply_guard import Repair, receive, tolerate_deep_responses
 from harness.episode.tools import Episode, todo_tools, workspace_tools
 from harness.episode.user_turns import UserScript, apply
-from harness.episode.workspace import Workspace
 from harness.progress import model_replied
+from harness.suite.checks import run_checks
 from harness.suite.scenario import Scenario, UserTurn
+from harness.suite.tracker import TaskStateTracker
+from harness.suite.workspace import Workspace
 from harness.todo.base import MAX_ITEMS
 from harness.todo.registry import designs
 from harness.todo.variants import Variant
