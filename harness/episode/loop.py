@@ -59,9 +59,20 @@ from harness.todo.variants import Variant
 REMIND_AFTER = 3
 
 
-@solver
 def todo_agent(variant: Variant, rules: KeywordTable | None = None) -> Solver:
     """Run one scenario under one variant; the ledger and workspace go to the sample store."""
+    # inspect records a solver's arguments in the log, and an eval set's resume compares them
+    # with a new run's: the variant goes in as its fields, as every log holds it (its JSON form,
+    # as a task's argument, is its label)
+    return _todo_agent(variant.model_dump(), rules)
+
+
+@solver(name="todo_agent")
+def _todo_agent(variant: dict[str, Any], rules: KeywordTable | None = None) -> Solver:
+    return _episode_solver(Variant.model_validate(variant), rules)
+
+
+def _episode_solver(variant: Variant, rules: KeywordTable | None) -> Solver:
     tolerate_deep_responses()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
