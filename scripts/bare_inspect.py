@@ -130,11 +130,11 @@ def scripted(
 
 def harness_schemas() -> list[ToolDef]:
     """The harness's L3-granular tools as inspect sees them, each with a trivial body."""
-    from harness.episode.gate.tracker import TaskStateTracker
     from harness.episode.ledger import Ledger
     from harness.episode.tools import Episode, todo_tools, workspace_tools
-    from harness.episode.workspace import Workspace
     from harness.suite.scenario import SCENARIO_DIR, load_file
+    from harness.suite.tracker import TaskStateTracker
+    from harness.suite.workspace import Workspace
     from harness.todo import LEVELS
 
     scenario = load_file(SCENARIO_DIR / "main_and_test.yaml")[0]

@@ -17,11 +17,11 @@ from typing import Any
 
 from inspect_ai.tool import ToolError
 
-from harness.episode.gate.tracker import TaskStateTracker
 from harness.episode.ledger import Ledger, UserTurnEvent
 from harness.episode.tools import Episode, todo_tools, workspace_tools
-from harness.episode.workspace import Workspace
 from harness.suite.scenario import Scenario
+from harness.suite.tracker import TaskStateTracker
+from harness.suite.workspace import Workspace
 from harness.todo import LEVELS, designs
 
 #: the checkout (tests are one folder deeper or more; they find files from here)

@@ -51,7 +51,6 @@ from inspect_ai.tool import ToolChoice, ToolError, ToolInfo
 
 from harness.agents.watchdog import StopCli
 from harness.episode.ending import classify_ending
-from harness.episode.gate.tracker import TaskStateTracker
 from harness.episode.ledger import (
     ClaimEvent,
     CompactionEvent,
@@ -63,11 +62,12 @@ from harness.episode.ledger import (
 from harness.episode.loop import assistant_event
 from harness.episode.tools import Episode, record_workspace_call, todo_tools
 from harness.episode.user_turns import UserScript, apply
-from harness.episode.workspace import Workspace
 from harness.progress import model_replied
 from harness.sessions.calls import CallRecord
 from harness.suite.cli_tools import from_cli, helper_runs
 from harness.suite.scenario import Scenario
+from harness.suite.tracker import TaskStateTracker
+from harness.suite.workspace import Workspace
 from harness.todo.clis import CliProduct
 from harness.todo.dialects import asks_for_summary
 from harness.todo.registry import designs

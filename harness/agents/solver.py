@@ -44,10 +44,10 @@ from harness.agents.sandboxes import CliSandbox
 from harness.agents.toolcmd import JOURNAL
 from harness.agents.turns import one_at_a_time
 from harness.agents.watchdog import Watchdog
-from harness.episode.checks import run_checks
 from harness.episode.record import EpisodeRecord, scenario_of
-from harness.episode.workspace import Workspace
+from harness.suite.checks import run_checks
 from harness.suite.cli_tools import workspace_note
+from harness.suite.workspace import Workspace
 from harness.todo.clis import CliProduct, SandboxKind
 
 #: files a CLI leaves in its working directory for itself: not the task's work

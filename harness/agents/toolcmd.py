@@ -13,8 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from harness.episode.workspace import Workspace, perform
 from harness.suite.cli_tools import JOURNAL
+from harness.suite.workspace import Workspace, perform
 from harness.suite.workspace_tools import BY_NAME
 
 __all__ = ["JOURNAL", "main"]

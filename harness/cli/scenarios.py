@@ -25,7 +25,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
         print(json_schema())
         return 0
     if args.action == "check":
-        from harness.run.scenario_check import check_files
+        from harness.suite.scenario_check import check_files
 
         paths = _files(args)
         if not paths:

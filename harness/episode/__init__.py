@@ -1,6 +1,8 @@
-"""One episode: the agent loop (`loop`), the workspace and its tools, the ledger (the
-harness's own record), outcome checks, user turns, compaction, prompts, the end classifier, and
-the completion gate (`episode/gate/`). The record (`record`) is pure data for readers of logs."""
+"""One episode: the agent loop (`loop`), the workspace tools, the ledger (the harness's own
+record), user turns, compaction, prompts, the end classifier, and the completion gate
+(`episode/gate/`). The record (`record`) is pure data for readers of logs. The workspace a
+scenario seeds, its outcome checks and its subtask tracker are the scenario's own semantics, in
+`harness/suite/`."""
 
 from typing import TYPE_CHECKING
 
@@ -10,7 +12,6 @@ if TYPE_CHECKING:
     from harness.episode.ledger import Ledger
     from harness.episode.loop import todo_agent
     from harness.episode.record import EpisodeRecord, take_record
-    from harness.episode.workspace import Workspace
 
 __getattr__ = lazy(
     __name__,
@@ -18,7 +19,6 @@ __getattr__ = lazy(
         "EpisodeRecord": "harness.episode.record",
         "take_record": "harness.episode.record",
         "Ledger": "harness.episode.ledger",
-        "Workspace": "harness.episode.workspace",
         "todo_agent": "harness.episode.loop",
     },
 )
@@ -26,7 +26,6 @@ __getattr__ = lazy(
 __all__ = [
     "EpisodeRecord",
     "Ledger",
-    "Workspace",
     "take_record",
     "todo_agent",
 ]

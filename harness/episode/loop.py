@@ -24,12 +24,10 @@ from pydantic import JsonValue
 
 from harness import progress
 from harness.episode import prompts
-from harness.episode.checks import run_checks
 from harness.episode.compaction import compact
 from harness.episode.ending import classify_ending
 from harness.episode.gate.heuristic import HeuristicTracker, KeywordTable
 from harness.episode.gate.planner import intent_plan
-from harness.episode.gate.tracker import TaskStateTracker
 from harness.episode.ledger import (
     AssistantEvent,
     ClaimEvent,
@@ -49,9 +47,11 @@ from harness.episode.record import RECOVERED, EpisodeRecord, scenario_of
 from harness.episode.reply_guard import Repair, receive, tolerate_deep_responses
 from harness.episode.tools import Episode, todo_tools, workspace_tools
 from harness.episode.user_turns import UserScript, apply
-from harness.episode.workspace import Workspace
 from harness.progress import model_replied
+from harness.suite.checks import run_checks
 from harness.suite.scenario import Scenario, UserTurn
+from harness.suite.tracker import TaskStateTracker
+from harness.suite.workspace import Workspace
 from harness.todo.base import MAX_ITEMS
 from harness.todo.registry import designs
 from harness.todo.variants import Variant
@@ -59,9 +59,20 @@ from harness.todo.variants import Variant
 REMIND_AFTER = 3
 
 
-@solver
 def todo_agent(variant: Variant, rules: KeywordTable | None = None) -> Solver:
     """Run one scenario under one variant; the ledger and workspace go to the sample store."""
+    # inspect records a solver's arguments in the log, and an eval set's resume compares them
+    # with a new run's: the variant goes in as its fields, as every log holds it (its JSON form,
+    # as a task's argument, is its label)
+    return _todo_agent(variant.model_dump(), rules)
+
+
+@solver(name="todo_agent")
+def _todo_agent(variant: dict[str, Any], rules: KeywordTable | None = None) -> Solver:
+    return _episode_solver(Variant.model_validate(variant), rules)
+
+
+def _episode_solver(variant: Variant, rules: KeywordTable | None) -> Solver:
     tolerate_deep_responses()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

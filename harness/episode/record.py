@@ -10,8 +10,8 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import StoreModel
 from pydantic import Field
 
-from harness.episode.checks import CheckResult
 from harness.episode.ledger import Ledger
+from harness.suite.checks import CheckResult
 from harness.suite.scenario import Scenario
 
 #: the metadata key under which a provider that repaired a reply (`recover/`) says how many tool

@@ -10,9 +10,9 @@ from typing import Any, get_type_hints
 
 from inspect_ai.tool import ToolDef, ToolError, ToolParams
 
-from harness.episode.gate.tracker import TaskStateTracker
 from harness.episode.ledger import Ledger, TickEvent, TodoEvent, WorkspaceEvent
-from harness.episode.workspace import Workspace, malformed, perform
+from harness.suite.tracker import TaskStateTracker
+from harness.suite.workspace import Workspace, malformed, perform
 from harness.suite.workspace_tools import SPECS, WorkspaceToolSpec
 from harness.todo.base import CapExceeded, TodoRejected, TodoStore
 from harness.todo.specs import ToolSpec

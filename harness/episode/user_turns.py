@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from harness.episode.gate.tracker import TaskStateTracker
 from harness.episode.ledger import UserTurnEvent
 from harness.suite.scenario import UserTurn
+from harness.suite.tracker import TaskStateTracker
 
 
 class UserScript:

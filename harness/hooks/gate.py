@@ -33,9 +33,9 @@ from harness.todo.base import TodoItem, render
 
 if TYPE_CHECKING:
     from harness.episode.gate.heuristic import HeuristicTracker
-    from harness.episode.gate.tracker import TaskStateTracker
     from harness.episode.gate.verdict import GateState, Refusal
     from harness.suite.scenario import Scenario
+    from harness.suite.tracker import TaskStateTracker
 
 MAX_BLOCKS = "TODO_BENCH_HOOK_MAX_BLOCKS"
 DEFAULT_MAX_BLOCKS = 3
@@ -91,8 +91,8 @@ def _heuristic(state: HookState) -> HeuristicTracker | None:
 
 
 def _oracle(state: HookState, cwd: str) -> TaskStateTracker:
-    from harness.episode.gate.tracker import TaskStateTracker
-    from harness.episode.workspace import Workspace
+    from harness.suite.tracker import TaskStateTracker
+    from harness.suite.workspace import Workspace
 
     tracker = TaskStateTracker(scenario(), Workspace(Path(cwd)))
     tracker.done = set(state.oracle_done)

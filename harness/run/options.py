@@ -28,6 +28,7 @@ from harness.metrics import DEFAULT_PAIRED_METRICS
 from harness.results.summary import PRICES
 from harness.suite.scenario import SCENARIO_DIR
 from harness.todo.clis import SandboxKind
+from harness.todo.variants import Variant
 
 #: bounds on one run's plan: beyond them a run is a typo, not a benchmark (it would only fill
 #: the memory); a larger study is several runs
@@ -55,8 +56,9 @@ class TaskOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    variant: str = Field(
-        "L0-rewrite",
+    #: a Variant, or its label (`-T variant=L4-inject+gate`, a log's recorded task arguments)
+    variant: Variant = Field(
+        Variant(level="L0"),
         description="L0-rewrite ... L4-inject, a product design (cc-todowrite, cc-tasks, "
         "codex-plan, inspect-todo_write, opencode-todowrite), a shipping agent (cli/...) or a "
         "registered design, "
@@ -101,7 +103,7 @@ def _shared(name: str) -> Any:
 
 
 #: the task options a run passes on to every variant's task as they are (the variant and the
-#: designs it passes in the task's form; inject and gate are part of the variant's label)
+#: designs it passes in the task's form; inject and gate are part of the variant)
 PASSED_TO_TASK = ("scenarios", "scenario_dir", "max_turns", "heuristic_rules")
 
 F = TypeVar("F", bound=Callable[..., Any])

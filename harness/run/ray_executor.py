@@ -78,12 +78,12 @@ class _Tally:
         return dict(self.attempts), dict(self.episodes), dict(self.running), dict(self.seconds)
 
 
-def _shard_task(plan_json: str, shard_json: str, tally: Any) -> int:
-    """One attempt at a shard, in a Ray worker process."""
+def _shard_task(plan: RunPlan, shard: Shard, tally: Any) -> int:
+    """One attempt at a shard, in a Ray worker process (the plan and shard pickled as they
+    are, like a local worker's: no variant is validated from its label before its design
+    is registered)."""
     import ray
 
-    plan = RunPlan.model_validate_json(plan_json)
-    shard = Shard.model_validate_json(shard_json)
     ray.get(tally.start.remote(shard.id, os.getpid()))
 
     def tick(n: int) -> None:
@@ -139,10 +139,7 @@ def run_on_ray(
             num_cpus=1, max_retries=retries, retry_exceptions=False
         )
         base = display.done
-        pending = {
-            task.remote(plan.model_dump_json(), shard.model_dump_json(), tally): shard
-            for shard in shards
-        }
+        pending = {task.remote(plan, shard, tally): shard for shard in shards}
         failed = 0
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0.5)

@@ -72,7 +72,8 @@ def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
     from harness.run.task import eval_entry
 
     task_args = {
-        "variant": variant.label,
+        # the object; inspect records it, and an eval set knows it, by its JSON form: the label
+        "variant": variant,
         **{name: getattr(plan, name) for name in PASSED_TO_TASK},
         "designs": ",".join(plan.designs) or None,
         # only a CLI row's task takes it: the harness's own rows keep the identity they had

@@ -52,14 +52,16 @@ def eval_entry() -> Callable[..., Task]:
     return entry
 
 
-def build_task(variant: str = "L0-rewrite", **options: Any) -> Task:
+def build_task(variant: Variant | str = "L0-rewrite", **options: Any) -> Task:
     """Run every selected scenario under one todo design; the options are `TaskOptions`'
-    (an unknown one, or a value of the wrong type, is a ValidationError naming it)."""
-    given = TaskOptions(variant=variant, **options)
-    for spec in (given.designs or "").split(","):
+    (an unknown one, or a value of the wrong type, is a ValidationError naming it). The variant
+    is used as given; a label (`-T variant=...`, a retry's arguments from the log) names one."""
+    # first: a label may name one of these designs
+    for spec in str(options.get("designs") or "").split(","):
         if spec.strip():
             load_design(spec.strip())
-    chosen = Variant.parse(given.variant, inject=given.inject, gate=given.gate)
+    given = TaskOptions(variant=variant, **options)
+    chosen = given.variant.switched(inject=given.inject, gate=given.gate)
     pool = load_scenarios(Path(given.scenario_dir) if given.scenario_dir else SCENARIO_DIR)
     if (cap := given.max_turns) is not None:
         pool = [s.model_copy(update={"max_turns": min(s.max_turns, cap)}) for s in pool]

@@ -8,8 +8,8 @@ import hashlib
 import os
 from pathlib import Path
 
-from harness.run.scenario_check import replay, solution
 from harness.suite.scenario import Scenario, ScenarioError, load_file, load_scenarios
+from harness.suite.scenario_check import replay, solution
 from harness.versions import TASK_VERSION
 
 

@@ -10,7 +10,6 @@ from typing import ParamSpec
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from harness.episode.checks import CheckResult
 from harness.episode.gate.guard import looks_like_fake_call
 from harness.episode.ledger import (
     TODO_TOOLS,
@@ -32,6 +31,7 @@ from harness.episode.ledger import (
 from harness.episode.record import scenario_of, take_record, task_state_block
 from harness.matcher import match_subtasks, related
 from harness.metrics import METRICS
+from harness.suite.checks import CheckResult
 from harness.suite.scenario import Scenario
 from harness.suite.workspace_tools import WORKSPACE_TOOLS
 from harness.todo.base import TodoItem

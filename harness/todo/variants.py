@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_serializer, model_validator
 
 from harness.todo.clis import AGENTS, AGENTS_HOOKS, PRODUCTS, CliProduct, with_hooks
 
@@ -57,7 +58,13 @@ SETS["agents-hooks"] = AGENTS_HOOKS
 
 
 class Variant(BaseModel):
-    """One design under test."""
+    """One design under test.
+
+    Its JSON form is its label (`L4-inject+gate`), and a label validates to it: a task's
+    `variant` argument is a Variant, and inspect records it in the log and in an eval set's
+    identity as the label it always was, so a run folder made before resumes, and a retry that
+    reloads the task from the log's arguments gets the same variant back. In Python
+    (`model_dump()`) it is its fields."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -108,8 +115,29 @@ class Variant(BaseModel):
         }
         return name + "".join(f"+{switch}" for switch, set_ in on.items() if set_)
 
+    @model_validator(mode="before")
     @classmethod
-    def parse(cls, name: str, inject: bool = False, gate: bool = False) -> Variant:
+    def _from_label(cls, data: Any) -> Any:
+        """A label is the variant it names (a bad one: ValueError saying why)."""
+        return dict(cls.parse(data)) if isinstance(data, str) else data
+
+    @model_serializer(when_used="json")
+    def _as_label(self) -> str:
+        return self.label
+
+    def switched(self, inject: bool = False, gate: bool = False) -> Variant:
+        """This variant with injection and the oracle gate turned on where asked (a task's
+        `-T inject=true`, `-T gate=true`); itself when neither is."""
+        if not (inject or gate):
+            return self
+        if self.cli is not None:
+            raise ValueError(f"variant '{self.label}': name a shipping agent's hooks in its name")
+        if gate and self.heuristic:
+            raise ValueError(f"variant '{self.label}': +gate (oracle) and +heuristic are two gates")
+        return self.model_copy(update={"inject": self.inject or inject, "gate": self.gate or gate})
+
+    @classmethod
+    def parse(cls, name: str) -> Variant:
         """Parse `L0-rewrite`, `L2`, `L4-inject+gate`, `L1+inject`, `L4-inject+heuristic` and
         the like."""
         parts = [p.strip() for p in name.strip().split("+")]
@@ -117,8 +145,6 @@ class Variant(BaseModel):
         flags = {p.lower() for p in parts[1:]}
         unknown = flags - set(SWITCHES)
         if parts[0] in PRODUCTS:
-            if inject or gate:
-                raise ValueError(f"variant '{name}': name a shipping agent's hooks in its name")
             switches = tuple(p.lower() for p in parts[1:])
             product = with_hooks(PRODUCTS[parts[0]], switches)  # ValueError: says what is wrong
             return cls(level=parts[0], hooks=tuple(product.name.split("+")[1:]))
@@ -133,14 +159,13 @@ class Variant(BaseModel):
                     f"optionally with {' / '.join('+' + s for s in SWITCHES)}; or a shipping "
                     f"agent: {', '.join(AGENTS)})"
                 )
-            level = parts[0]
+            level, inject = parts[0], False
         else:
             number = int(head.group(1))
-            level = "L3" if number == 4 else f"L{number}"
-            inject = inject or number == 4
+            level, inject = ("L3" if number == 4 else f"L{number}"), number == 4
         if unknown:
             raise ValueError(f"unknown switch '{'+'.join(sorted(unknown))}' in variant '{name}'")
-        gate = gate or "gate" in flags
+        gate = "gate" in flags
         if gate and "heuristic" in flags:
             raise ValueError(f"variant '{name}': +gate (oracle) and +heuristic are two gates")
         if "planner" in flags and "heuristic" not in flags:

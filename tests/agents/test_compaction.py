@@ -19,8 +19,8 @@ from inspect_ai.tool import ToolInfo
 from harness.agents.episode import CliEpisode, CompactNow, NotCompacted
 from harness.agents.solver import _compactions_disagree
 from harness.episode.ledger import CompactionEvent
-from harness.episode.workspace import Workspace
 from harness.suite.scenario import Compaction, Scenario, load_scenarios, select
+from harness.suite.workspace import Workspace
 from harness.todo.clis import PRODUCTS
 
 TOOLS = [ToolInfo(name="TodoWrite", description="the product's todo tool")]

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from harness.agents.episode import CliEpisode, TodoSlot
-from harness.episode.checks import run_checks
 from harness.episode.ledger import Ledger, TodoEvent
-from harness.episode.workspace import Workspace
 from harness.scoring.scorer import detect
 from harness.sessions.calls import CODEX_PLAN_TAKEN, CallRecord
+from harness.suite.checks import run_checks
 from harness.suite.scenario import load_scenarios, select
+from harness.suite.workspace import Workspace
 from harness.todo.clis import PRODUCTS
 
 SCENARIO = select(load_scenarios(), "main_and_test")[0]

@@ -16,8 +16,8 @@ from inspect_ai.tool import ToolInfo
 
 from harness.agents.episode import BudgetSpent, CliEpisode, UserSpeaks
 from harness.episode.ledger import ClaimEvent, UserTurnEvent
-from harness.episode.workspace import Workspace
 from harness.suite.scenario import Scenario, load_scenarios, select
+from harness.suite.workspace import Workspace
 from harness.todo.clis import PRODUCTS
 
 PRODUCT = PRODUCTS["cli/claude-code-todowrite"]

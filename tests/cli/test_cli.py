@@ -30,6 +30,8 @@ def test_invalid_scenario_file_is_named(tmp_path: Path, capsys: pytest.CaptureFi
     ("args", "message"),
     [
         (["run", "--variants", "L9-magic"], "unknown variant 'L9-magic'"),
+        (["run", "--variants", "seed-stack", "--gate"], "+gate (oracle) and +heuristic are two"),
+        (["run", "--variants", "cli/codex", "--inject"], "name a shipping agent's hooks in its"),
         (["run", "--scenarios", "nope"], "unknown scenario id or tag: nope"),
         (["run", "--model", "sim/bogus"], "unknown sim profile 'bogus'"),
         (["run", "--model", "sim/sloppy", "-M", "drop"], "-M expects name=value"),

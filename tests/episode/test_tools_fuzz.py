@@ -28,12 +28,12 @@ from hypothesis import strategies as st
 from inspect_ai.model import ChatMessageAssistant, execute_tools
 from inspect_ai.tool import ToolCall, ToolError
 
-from harness.episode.gate.tracker import TaskStateTracker
 from harness.episode.ledger import Ledger
 from harness.episode.reply_guard import MAX_DEPTH, fix_text, guard_reply
 from harness.episode.tools import Episode, todo_tools, workspace_tools
-from harness.episode.workspace import Workspace
 from harness.suite.scenario import TOOL_ARGS
+from harness.suite.tracker import TaskStateTracker
+from harness.suite.workspace import Workspace
 from harness.todo.registry import designs
 from tests.helpers import DOCS
 

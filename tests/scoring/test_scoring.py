@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.episode.checks import CheckResult
 from harness.episode.ledger import AssistantEvent, ClaimEvent
 from harness.scoring.scorer import align, detect
+from harness.suite.checks import CheckResult
 from harness.todo.base import TodoItem
 from tests.helpers import DOCS, Driver, items
 

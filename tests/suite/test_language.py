@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from harness.episode.checks import run_check
-from harness.episode.gate.tracker import TaskStateTracker
 from harness.episode.user_turns import UserScript
-from harness.episode.workspace import Workspace
+from harness.suite.checks import run_check
 from harness.suite.scenario import OutcomeCheck, Scenario, UserTurn, load_scenario
+from harness.suite.tracker import TaskStateTracker
+from harness.suite.workspace import Workspace
 
 CHECK: TypeAdapter[OutcomeCheck] = TypeAdapter(OutcomeCheck)
 MERGE = load_scenario(Path("scenarios/monthly_merge.yaml"))

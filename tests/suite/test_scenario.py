@@ -9,8 +9,6 @@ from typing import Any
 
 import pytest
 
-from harness.episode.workspace import Workspace
-from harness.run.scenario_check import Replay, replay, solution
 from harness.suite.scenario import (
     OPT_IN_TAGS,
     ScenarioError,
@@ -20,6 +18,8 @@ from harness.suite.scenario import (
     load_scenarios,
     select,
 )
+from harness.suite.scenario_check import Replay, replay, solution
+from harness.suite.workspace import Workspace
 
 SCENARIOS = load_scenarios()
 IDS = [s.id for s in SCENARIOS]

@@ -9,8 +9,8 @@ import inspect as pyinspect
 import types
 
 from harness.episode.tools import workspace_tools
-from harness.episode.workspace import Workspace
 from harness.suite.scenario import TOOL_ARGS
+from harness.suite.workspace import Workspace
 from harness.suite.workspace_tools import READ_ONLY, SPECS, WORKSPACE_TOOLS
 from tests.helpers import ROOT
 

@@ -1,5 +1,6 @@
-"""The completion gate: the oracle tracker (subtasks matched to successful tool calls),
-the deployable keyword tracker and planner, and the verdict the loop acts on."""
+"""The completion gate: the deployable keyword tracker and planner, and the verdict the loop acts
+on. The oracle tracker (subtasks matched to successful tool calls) is the scenario's own
+semantics: `harness.suite.tracker`."""
 
 from typing import TYPE_CHECKING
 
@@ -7,12 +8,10 @@ from harness._face import lazy
 
 if TYPE_CHECKING:
     from harness.episode.gate.heuristic import HeuristicTracker, KeywordTable
-    from harness.episode.gate.tracker import TaskStateTracker
 
 __getattr__ = lazy(
     __name__,
     {
-        "TaskStateTracker": "harness.episode.gate.tracker",
         "HeuristicTracker": "harness.episode.gate.heuristic",
         "KeywordTable": "harness.episode.gate.heuristic",
     },
@@ -21,5 +20,4 @@ __getattr__ = lazy(
 __all__ = [
     "HeuristicTracker",
     "KeywordTable",
-    "TaskStateTracker",
 ]

@@ -19,11 +19,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harness.episode.checks import run_checks
-from harness.episode.gate.tracker import TaskStateTracker
-from harness.episode.workspace import Workspace, WorkspaceError
 from harness.matcher import matches
+from harness.suite.checks import run_checks
 from harness.suite.scenario import Scenario, ScenarioError, Step, load_file
+from harness.suite.tracker import TaskStateTracker
+from harness.suite.workspace import Workspace, WorkspaceError
 from harness.suite.workspace_tools import BY_NAME, READ_ONLY
 
 

@@ -11,7 +11,7 @@ from typing import IO
 import pytest
 
 from harness.episode.ledger import WorkspaceEvent
-from harness.episode.workspace import Workspace, WorkspaceError
+from harness.suite.workspace import Workspace, WorkspaceError
 from tests.helpers import DOCS, Driver
 
 
@@ -139,7 +139,7 @@ def test_path_resolution_is_linear() -> None:
 
 def counted_loads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Fresh memos for the test, and a list that grows by one per workbook openpyxl loads."""
-    import harness.episode.workspace as module
+    import harness.suite.workspace as module
 
     loads: list[bool] = []
     real = module._load_book
@@ -178,7 +178,7 @@ def test_a_workbook_is_parsed_once_per_version(
 def test_episodes_share_what_equal_contents_parse_and_write_to(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import harness.episode.workspace as module
+    import harness.suite.workspace as module
 
     loads = counted_loads(monkeypatch)
     saves: list[str] = []
@@ -212,7 +212,7 @@ def test_episodes_share_what_equal_contents_parse_and_write_to(
 
 
 def test_the_memo_is_bounded_least_recently_used_out() -> None:
-    from harness.episode.workspace import _Memo
+    from harness.suite.workspace import _Memo
 
     memo: _Memo = _Memo(2)
     made: list[str] = []

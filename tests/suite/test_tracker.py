@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.episode.gate.tracker import TaskStateTracker
 from harness.matcher import match_subtasks
 from harness.suite.scenario import load_scenario
+from harness.suite.tracker import TaskStateTracker
 
 EXCEL = load_scenario(Path("scenarios/excel_export.yaml"))
 CODE = load_scenario(Path("scenarios/main_and_test.yaml"))

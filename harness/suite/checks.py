@@ -11,7 +11,6 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from harness.episode.workspace import Workspace, WorkspaceError
 from harness.suite.scenario import (
     CsvRows,
     DataEquals,
@@ -28,6 +27,7 @@ from harness.suite.scenario import (
     XlsxRows,
     XlsxSheets,
 )
+from harness.suite.workspace import Workspace, WorkspaceError
 
 
 class CheckResult(BaseModel):

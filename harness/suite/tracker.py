@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.episode.checks import run_check
-from harness.episode.workspace import Workspace, WorkspaceError
+from harness.suite.checks import run_check
 from harness.suite.scenario import ArgConstraint, Rule, Scenario, Subtask
+from harness.suite.workspace import Workspace, WorkspaceError
 
 #: tool arguments that name workspace paths; rules compare them as normalised paths
 PATH_ARGS = frozenset({"path", "src", "dst"})
