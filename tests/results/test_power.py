@@ -189,3 +189,33 @@ def test_a_plan_from_the_observed_effect_spans_its_interval() -> None:
     assert range_text(noisy) == f"from {noisy.range_fewest} (CI reaches 0)"
     stated = plan(s, "A", "B", "turns", mde=0.3, method="closed form")
     assert range_text(stated) == "-"
+
+
+def _sparse(discordant: int, scenarios: int = 12, epochs: int = 3) -> Summary:
+    """A 0/1 pilot like the field run's: the new variant succeeds where the base did not in
+    `discordant` of the pairs (one per scenario from the first), every other pair equal."""
+    base, new = {}, {}
+    for k in range(scenarios):
+        for e in range(1, epochs + 1):
+            base[(f"s{k:02}", e)] = 0.0
+            new[(f"s{k:02}", e)] = 1.0 if (e == 1 and k < discordant) else 0.0
+    return Summary(
+        model="synthetic",
+        simulated=True,
+        seed=0,
+        epochs=epochs,
+        scenarios=[f"s{k:02}" for k in range(scenarios)],
+        variants=[_variant("A", base, "task_success"), _variant("B", new, "task_success")],
+    )
+
+
+def test_one_discordant_pair_does_not_plan_a_tiny_run() -> None:
+    """One success in 36 pairs: no scenario but one varies. The adjusted resampling turns the
+    others into constants at the shifted mean, and a simulated run of constants has no t-test;
+    counted as a rejection it planned 2 scenarios for an effect of 1 in 36. It must plan about
+    what the closed form does (95), never a handful."""
+    s = _sparse(1)
+    simulated = plan(s, "A", "B", "task_success", method="simulation", simulations=300)
+    closed = plan(s, "A", "B", "task_success", method="closed form")
+    assert closed.scenarios is not None and closed.scenarios > 50
+    assert simulated.scenarios is not None and simulated.scenarios > closed.scenarios / 2
