@@ -108,11 +108,6 @@ def plan_looks(plan: RunOptions, ready: Prepared) -> Design:
     from harness.results.compare import load_tolerances
     from harness.results.power import pairs_against_first, parse_pairs
 
-    if plan.epochs < 2:
-        raise UsageError(
-            "--until-decided needs --epochs 2 or more (epochs per batch): with one epoch per "
-            "scenario a look has no within-scenario variance to estimate"
-        )
     labels = ready.labels
     pairs = parse_pairs(plan.pairs) if plan.pairs is not None else pairs_against_first(labels)
     if not pairs:
@@ -150,9 +145,17 @@ def plan_looks(plan: RunOptions, ready: Prepared) -> Design:
         )
     comparisons = [(base, new, metric) for base, new in pairs for metric in metrics]
     limited = by_episodes is not None and by_episodes < plan.max_batches
+    looks = by_episodes if by_episodes is not None and limited else plan.max_batches
+    if plan.epochs * looks < 2:
+        # one epoch per scenario in all: no look has a within-scenario variance to estimate
+        # (with --epochs 1 the first look cannot decide; the second is the first that can)
+        raise UsageError(
+            "--until-decided needs two epochs per scenario in all: --epochs 2 or more, or "
+            "--epochs 1 with two looks or more (--max-batches, --max-episodes)"
+        )
     return Design(
         comparisons=comparisons,
-        looks=by_episodes if by_episodes is not None and limited else plan.max_batches,
+        looks=looks,
         limit="max episodes" if limited else "max batches",
         alpha_each=plan.alpha / len(comparisons),
         tolerance=tolerance,

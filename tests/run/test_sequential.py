@@ -40,6 +40,21 @@ def test_a_large_effect_is_decided_before_the_last_batch(tmp_path: Path) -> None
 
 
 @pytest.mark.slow
+def test_batches_of_one_epoch_decide_from_the_second_look(tmp_path: Path) -> None:
+    """docs/statistics.md's recommended design: one epoch per batch. The first look has no
+    within-scenario variance and cannot decide; a large effect is decided at a later one."""
+    out = tmp_path / "one"
+    command = [*EFFECT, "--epochs", "1", "--metrics", "dropped_todos", "--out", str(out)]
+    assert main(command) == 0
+    record = read_summary(out / "summary.json").sequential
+    assert record is not None and record.stopped == "decided"
+    assert all(d.verdict == "undecided" for d in record.looks[0].decisions)
+    (decision,) = record.decisions
+    assert decision.verdict == "better" and decision.decided_at is not None
+    assert 2 <= decision.decided_at <= record.planned_looks
+
+
+@pytest.mark.slow
 def test_an_a_a_comparison_runs_to_its_budget_and_a_rerun_continues_to_the_same_bytes(
     tmp_path: Path,
 ) -> None:
@@ -83,7 +98,8 @@ def test_the_cost_budget_stops_the_run_before_a_batch_it_cannot_pay(tmp_path: Pa
     ("args", "refusal"),
     [
         (["run", "--max-episodes", "10"], "--max-episodes: only with --until-decided"),
-        ([*EFFECT, "--epochs", "1"], "needs --epochs 2 or more"),
+        ([*EFFECT, "--epochs", "1", "--max-batches", "1"], "needs two epochs per scenario in"),
+        ([*EFFECT, "--epochs", "1", "--max-episodes", "5"], "needs two epochs per scenario in"),
         ([*EFFECT, "--pairs", "L0-rewrite:L9"], "variant 'L9' is not in the run"),
         ([*EFFECT, "--pairs", "L0-rewrite"], "--pairs expects BASE:NEW"),
         ([*EFFECT, "--metrics", "gave_up"], "'gave_up' is not a per-episode metric with"),
