@@ -73,7 +73,7 @@ def add(sub: Commands) -> None:
         "power",
         help="plan how many scenarios x epochs (and what cost) detect an effect, from a pilot run",
         description="From a pilot run's per-episode values: for each pair of variants and "
-        "metric, the paired effect with its 95%% interval, the between- and within-scenario "
+        "metric, the paired effect with its 95% interval, the between- and within-scenario "
         "variance of the paired differences, and the scenarios x epochs needed to detect "
         "--mde at --alpha with --power, the clustering of epochs in scenarios taken into "
         "account (closed form: statsmodels' t-test power with the design effect; simulation: "

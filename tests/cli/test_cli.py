@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -206,3 +207,25 @@ def test_an_interrupted_process_ends_even_if_a_thread_outlives_the_run() -> None
         assert done.returncode == code
         if grace:
             assert time.monotonic() - started < 30
+
+
+def _commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command and sub-command path of a parser (`("scenarios", "check")`, ...)."""
+    found = [path]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += _commands(sub, (*path, name))
+    return found
+
+
+def test_every_command_s_help_reads_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse %-formats a help string but not a description: a `%%` written for one shows
+    as `%%` in the other (`power`'s description said "95%% interval")."""
+    from harness.cli import build_parser
+
+    for path in _commands(build_parser()):
+        with pytest.raises(SystemExit):
+            main([*path, "--help"])
+        out = capsys.readouterr().out
+        assert "usage:" in out and "%%" not in out, path
