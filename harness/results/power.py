@@ -142,10 +142,14 @@ def simulated_power(
     alpha: float,
     simulations: int,
     seed: int,
+    constant_is_evidence: bool = True,
 ) -> float:
     """Share of simulated runs (scenarios drawn with replacement from `groups`, `epochs` epochs
     drawn with replacement within each, every value plus `shift`) whose t-test on the scenario
-    means rejects a zero mean at `alpha`."""
+    means rejects a zero mean at `alpha`. A run whose scenario means are all the same nonzero
+    value has no t statistic: drawn from observed episodes it is as clear as data gets (every
+    pair one way) and rejects; drawn from a planner's adjusted pilot
+    (`constant_is_evidence=False`) it is an artifact of the adjustment and does not."""
     rng = np.random.default_rng([seed, scenarios, epochs])
     sizes = np.asarray([len(g) for g in groups])
     padded = np.zeros((len(groups), int(sizes.max())))
@@ -159,15 +163,15 @@ def simulated_power(
         within = (rng.random((s, scenarios, epochs)) * sizes[pick][..., None]).astype(int)
         means = padded[pick[..., None], within].mean(axis=2) + shift
         sd = means.std(axis=1, ddof=1)
-        # a run whose scenario means do not vary is no rejection: its t-test is undefined, and
-        # from an adjusted pilot it is an artifact (a scenario the pilot saw no variation in
-        # becomes a constant at the shifted grand mean; counted as certain, one discordant
-        # pair in 36 planned a run of 2 scenarios)
-        varies = sd > 1e-12
         with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(varies, means.mean(axis=1) / (sd / math.sqrt(scenarios)), 0.0)
-        p = 2 * sps.t.sf(np.abs(t), scenarios - 1)
-        rejected += int(((p < alpha) & varies).sum())
+            t = means.mean(axis=1) / (sd / math.sqrt(scenarios))
+        p = 2 * sps.t.sf(np.abs(np.nan_to_num(t, nan=0.0, posinf=1e9, neginf=-1e9)), scenarios - 1)
+        if not constant_is_evidence:
+            # an adjusted pilot turns a scenario it saw no variation in into a constant at the
+            # shifted grand mean; counted as certain, one discordant pair in 36 planned a run
+            # of 2 scenarios
+            p[sd <= 1e-12] = 1.0
+        rejected += int((p < alpha).sum())
     return rejected / simulations
 
 
@@ -246,7 +250,8 @@ def simulated_epochs(
     shift = mde - float(np.mean(values))
 
     def reaches(m: int) -> bool:
-        return simulated_power(groups, shift, scenarios, m, alpha, simulations, seed) >= power
+        share = simulated_power(groups, shift, scenarios, m, alpha, simulations, seed, False)
+        return share >= power
 
     return smallest(reaches, 1, MAX_EPOCHS)
 
@@ -267,7 +272,8 @@ def simulated_scenarios(
     shift = mde - float(np.mean(values))
 
     def reaches(k: int) -> bool:
-        return simulated_power(groups, shift, k, epochs, alpha, simulations, seed) >= power
+        share = simulated_power(groups, shift, k, epochs, alpha, simulations, seed, False)
+        return share >= power
 
     return smallest(reaches, 2, MAX_SCENARIOS)
 
