@@ -25,7 +25,12 @@ What it does, honestly (also in the output):
    metrics, alpha 0.05 over them) for the false-alarm rate, told by metric and by look, once
    with the gate and once without its sign-flip bound on the same draws, with what the last
    look's pooled variance rests on (`pooled_df`); A/B (one comparison at alpha 0.05) for power
-   and mean episodes, against the fixed plan's episodes.
+   and mean episodes, against the fixed run that answers the same question on the suite's
+   scenarios (the fewest epochs whose single look by the same gate reaches the power), with a
+   design `docs/statistics.md` recommends: batches of one epoch, as many looks as that fixed
+   run's epochs (so never more episodes than it). The A/A runs are made in two designs: the
+   documented default (LOOKS batches of BATCH epochs, with and without the sign-flip bound)
+   and the recommended one (AA_ONE_EPOCH_LOOKS batches of one epoch).
 Limits: repetitions share one finite pool (each A/A repetition uses 2 x BATCH x looks of the
 pool's epochs per scenario, each A/B one BATCH x looks), so they overlap and are not fully
 independent, and the intervals (which assume they are) are somewhat too narrow; the scenario
@@ -45,7 +50,7 @@ from pathlib import Path
 from pydantic import BaseModel
 from tabulate import tabulate
 
-from harness.results.power import Plan, plan, range_text
+from harness.results.power import Method, Plan, plan, range_text
 from harness.results.power_study import (
     Pool,
     PooledDf,
@@ -54,6 +59,7 @@ from harness.results.power_study import (
     ab_sequential,
     alarms_by_look,
     alarms_by_metric,
+    fixed_on_suite,
     fixed_power,
     pool_epochs,
     pool_of,
@@ -75,14 +81,16 @@ METRICS = ("task_success", "dropped_todos")
 AA_VARIANTS = ("L0-rewrite", "L4-inject+gate")
 #: the gate, and the gate without its sign-flip bound (the method before it), on the same draws
 AA_METHODS = (("sign-flip bound", True), ("t quantile alone", False))
+#: the A/A's second design: batches of one epoch, this many looks (the gate only)
+AA_ONE_EPOCH_LOOKS = 10
 ALPHA = 0.05
 POWER = 0.8
 #: epochs per scenario in each batch of a sequential run, and its looks (the documented default)
 BATCH = 2
 LOOKS = 5
-#: the sequential budget over the fixed plan on the suite's scenarios (O'Brien-Fleming bounds
-#: need a few percent more information at their last look to keep a fixed run's power)
-INFLATION = 1.1
+#: the most epochs of the suite a fixed run is searched for: its sequential budget must be
+#: drawn from the pool's epochs, and well under all of them to vary between repetitions
+FIXED_MOST = 18
 
 
 class PlanCheck(BaseModel):
@@ -108,23 +116,32 @@ class PlanCheck(BaseModel):
     #: the plan made from the pool itself, and its achieved power
     planned_from_pool: str
     achieved_from_pool: Rate | None
+    #: the other method's plan from the pool, and its achieved power (the choice of `auto`)
+    other_method: str
+    planned_from_pool_other: str
+    achieved_from_pool_other: Rate | None
     #: the pilot's plan at the ends of its effect's interval (`todo-bench power`'s range), and
     #: whether the plan from the pool lies in it
     pilot_range: str
     pool_plan_in_range: str
-    on_suite_epochs: int | None  # the plan on the suite's own 12 scenarios
-    on_suite_achieved: Rate | None
+    #: the fixed run answering the sequential run's question: epochs of the suite's own 12
+    #: scenarios whose one look (the gate's test) reaches the power, its power and episodes
+    suite_epochs: int | None
+    suite_power: Rate | None
+    suite_episodes: int | None
     sequential_looks: int
+    sequential_batch: int
     sequential_power: Rate | None
     sequential_wrong_way: Rate | None
     sequential_mean_episodes: float | None
-    fixed_on_suite_episodes: int | None
 
 
 class AACheck(BaseModel):
     variant: str
     #: "sign-flip bound" (the gate) or "t quantile alone" (the gate before the bound)
     method: str
+    looks: int
+    batch: int  # epochs per look
     metrics: list[str]
     false_alarms: Rate
     #: per metric, the runs in which it raised a false alarm
@@ -186,13 +203,12 @@ def episodes_of(pool: Pool) -> int:
     return sum(len(rows) for by in pool.values() for rows in by.values())
 
 
-def sequential_looks(on_suite_epochs: int | None) -> int:
-    """Looks of the sequential run set against a fixed plan of `on_suite_epochs` epochs on the
-    suite's scenarios: its budget INFLATION x that, in whole batches (2 to LOOKS looks); LOOKS
-    where no fixed plan on the suite's scenarios exists."""
-    if on_suite_epochs is None:
-        return LOOKS
-    return min(LOOKS, max(2, math.ceil(INFLATION * on_suite_epochs / BATCH)))
+def sequential_design(fixed_epochs: int | None) -> tuple[int, int]:
+    """(looks, epochs per batch) of the sequential run set against a fixed run of
+    `fixed_epochs` epochs on the suite's scenarios: a batch of one epoch per look, as many
+    looks as the fixed run has epochs, so its budget is the fixed run's; FIXED_MOST looks where
+    no fixed run of at most FIXED_MOST epochs reaches the power."""
+    return (fixed_epochs or FIXED_MOST), 1
 
 
 def check(
@@ -210,50 +226,41 @@ def check(
     effect = truth(pool, base, new, metric)
     row: Plan = plan(pilot, base, new, metric, alpha=ALPHA, power=POWER)
     scenarios = len(next(iter(pool.values())))
-    achieved = None
-    if row.scenarios is not None:
-        achieved = fixed_power(
-            pool, base, new, metric, row.scenarios, row.epochs, ALPHA, args.reps_fixed, seed
-        )
+
+    def achieved_by(planned: Plan, draws: int) -> Rate | None:
+        """The power a plan's runs reach when drawn from the pool (None: no plan)."""
+        if planned.scenarios is None:
+            return None
+        return fixed_power(
+            pool, base, new, metric, planned.scenarios, planned.epochs, ALPHA, args.reps_fixed,
+            draws,
+        )  # fmt: skip
+
+    achieved = achieved_by(row, seed)
     at_truth = None
     at_truth_text = "no true effect"
     if effect != 0:
         truth_row = plan(pilot, base, new, metric, mde=effect, alpha=ALPHA, power=POWER)
-        if truth_row.scenarios is not None:
-            at_truth_text = f"{truth_row.scenarios} x {truth_row.epochs}"
-            at_truth = fixed_power(
-                pool,
-                base,
-                new,
-                metric,
-                truth_row.scenarios,
-                truth_row.epochs,
-                ALPHA,
-                args.reps_fixed,
-                seed + 1,
-            )
-        else:
-            at_truth_text = truth_row.note
-    # the planner given the truth: the pool's effect and variance, the pilot's epochs
+        at_truth = achieved_by(truth_row, seed + 1)
+        at_truth_text = _size(truth_row)
+    # the planner given the truth: the pool's effect and variance, the pilot's epochs; by the
+    # method `auto` picks and by the other one
     from_pool = plan(pooled, base, new, metric, epochs=pilot.epochs, alpha=ALPHA, power=POWER)
-    achieved_from_pool = None
-    if from_pool.scenarios is not None:
-        achieved_from_pool = fixed_power(
-            pool, base, new, metric, from_pool.scenarios, from_pool.epochs, ALPHA,
-            args.reps_fixed, seed + 4,
-        )  # fmt: skip
-    on_suite = row.epochs_on_pilot_scenarios
-    on_suite_achieved = None
-    if on_suite is not None:
-        on_suite_achieved = fixed_power(
-            pool, base, new, metric, scenarios, on_suite, ALPHA, args.reps_fixed, seed + 2
+    achieved_from_pool = achieved_by(from_pool, seed + 4)
+    other: Method = "simulation" if from_pool.method == "closed form" else "closed form"
+    other_plan = plan(
+        pooled, base, new, metric, epochs=pilot.epochs, alpha=ALPHA, power=POWER, method=other
+    )
+    achieved_other = achieved_by(other_plan, seed + 4)
+    suite_epochs = suite_power = power = wrong = mean_episodes = None
+    if effect != 0:
+        suite_epochs, suite_power = fixed_on_suite(
+            pool, base, new, metric, POWER, ALPHA, args.reps_ab, FIXED_MOST, seed + 2
         )
-    looks = sequential_looks(on_suite)
-    power = wrong = None
-    mean_episodes = None
+    looks, batch = sequential_design(suite_epochs)
     if effect != 0:
         power, mean_episodes, wrong = ab_sequential(
-            pool, base, new, metric, args.reps_ab, BATCH, looks, ALPHA, seed + 3
+            pool, base, new, metric, args.reps_ab, batch, looks, ALPHA, seed + 3
         )
     return PlanCheck(
         base=base,
@@ -262,7 +269,7 @@ def check(
         true_effect=round(effect, 6),
         pilot_effect=round(row.effect, 6),
         method=row.method or "-",
-        planned=f"{row.scenarios} x {row.epochs}" if row.scenarios is not None else row.note,
+        planned=_size(row),
         planned_episodes=row.episodes,
         achieved=achieved,
         achieved_text=achieved.text if achieved else "-",
@@ -272,21 +279,21 @@ def check(
         pool_sd=round(math.sqrt(from_pool.var_between + from_pool.var_within), 6),
         pilot_icc=row.icc,
         pool_icc=from_pool.icc,
-        planned_from_pool=(
-            f"{from_pool.scenarios} x {from_pool.epochs}"
-            if from_pool.scenarios is not None
-            else from_pool.note
-        ),
+        planned_from_pool=_size(from_pool),
         achieved_from_pool=achieved_from_pool,
+        other_method=other,
+        planned_from_pool_other=_size(other_plan),
+        achieved_from_pool_other=achieved_other,
         pilot_range=range_text(row),
         pool_plan_in_range=_in_range(row, from_pool.scenarios),
-        on_suite_epochs=on_suite,
-        on_suite_achieved=on_suite_achieved,
+        suite_epochs=suite_epochs,
+        suite_power=suite_power,
+        suite_episodes=None if suite_epochs is None else 2 * scenarios * suite_epochs,
         sequential_looks=looks,
+        sequential_batch=batch,
         sequential_power=power,
         sequential_wrong_way=wrong,
         sequential_mean_episodes=None if mean_episodes is None else round(mean_episodes, 3),
-        fixed_on_suite_episodes=None if on_suite is None else 2 * scenarios * on_suite,
     )
 
 
@@ -340,7 +347,8 @@ def fmt(r: Rate | None) -> str:
 
 def render(study: Study) -> str:
     aa_rows = [
-        [a.variant, a.method, f"{a.false_alarms.hits} of {a.false_alarms.reps}",
+        [a.variant, f"{a.looks} x {a.batch}", a.method,
+         f"{a.false_alarms.hits} of {a.false_alarms.reps}",
          fmt(a.false_alarms), "yes" if a.false_alarms.rate <= study.alpha else "NO",
          "yes" if a.false_alarms.ci_high <= study.alpha else "no",
          *[f"{r.hits} ({r.text})" for r in a.by_metric.values()],
@@ -366,13 +374,21 @@ def render(study: Study) -> str:
          fmt(p.achieved_from_pool), _agrees(p.achieved_from_pool, study.power)]
         for p in study.plans
     ]  # fmt: skip
+    method_rows = [
+        [f"{p.base} -> {p.new}", p.metric, p.method, p.planned_from_pool,
+         fmt(p.achieved_from_pool), _agrees(p.achieved_from_pool, study.power), p.other_method,
+         p.planned_from_pool_other, fmt(p.achieved_from_pool_other),
+         _agrees(p.achieved_from_pool_other, study.power)]
+        for p in study.plans if p.achieved_from_pool is not None
+    ]  # fmt: skip
     seq_rows = [
         [f"{p.base} -> {p.new}", p.metric,
-         "-" if p.on_suite_epochs is None else f"12 x {p.on_suite_epochs}",
-         fmt(p.on_suite_achieved), "-" if p.fixed_on_suite_episodes is None
-         else str(p.fixed_on_suite_episodes), f"{p.sequential_looks} x {study.batch}",
+         "-" if p.suite_epochs is None else f"12 x {p.suite_epochs}",
+         fmt(p.suite_power), "-" if p.suite_episodes is None else str(p.suite_episodes),
+         "-" if p.sequential_power is None else f"{p.sequential_looks} x {p.sequential_batch}",
          fmt(p.sequential_power), fmt(p.sequential_wrong_way),
-         "-" if p.sequential_mean_episodes is None else f"{p.sequential_mean_episodes:.1f}"]
+         "-" if p.sequential_mean_episodes is None else f"{p.sequential_mean_episodes:.1f}",
+         _saved(p)]
         for p in study.plans
     ]  # fmt: skip
     field_rows = [
@@ -392,19 +408,20 @@ def render(study: Study) -> str:
         "independent and the Clopper-Pearson 95% intervals below (which assume they are) are "
         "somewhat too narrow.\n\n"
         f"## A/A: false alarms of the sequential gate ({study.reps_aa} repetitions)\n\n"
-        f"A variant against itself, the two sides on disjoint pool epochs; {study.looks} looks "
-        f"of {study.batch} epochs x 12 scenarios, alpha {study.alpha} over both metrics "
-        f"({', '.join(METRICS)}; `harness.results.sequential.look`, the code `run "
-        "--until-decided` runs). A false alarm: any comparison decided better or worse. Each "
-        "variant twice on the same draws: the gate (`sign-flip bound`) and the gate without "
-        "its sign-flip bound (`t quantile alone`, the method before it). Per metric: the runs "
-        "in which that metric raised a false alarm; per look: the runs whose first false "
-        "alarm was raised at looks 1 to "
-        f"{study.looks}.\n\n"
+        "A variant against itself, the two sides on disjoint pool epochs, 12 scenarios, alpha "
+        f"{study.alpha} over both metrics ({', '.join(METRICS)}; "
+        "`harness.results.sequential.look`, the code `run --until-decided` runs). A false "
+        "alarm: any comparison decided better or worse. Two designs: the documented default "
+        f"({study.looks} looks of {study.batch} epochs), each variant twice on the same draws, "
+        "with the gate (`sign-flip bound`) and without its sign-flip bound (`t quantile "
+        f"alone`, the method before it); and the recommended one ({AA_ONE_EPOCH_LOOKS} looks "
+        "of one epoch), with the gate. Per metric: the runs in which that metric raised a "
+        "false alarm; per look: the runs whose first false alarm was raised at each look.\n\n"
         + table(
             aa_rows,
             [
                 "variant",
+                "looks x epochs",
                 "method",
                 "false alarms",
                 "rate [95% CI]",
@@ -473,25 +490,49 @@ def render(study: Study) -> str:
                 "agrees",
             ],
         )  # fmt: skip
+        + "\n\n### Closed form or simulation, given the truth\n\n"
+        "The same plans from the pool by either method (`auto` is the closed form for a "
+        "rate, the simulation for a count): which one reaches the power it plans for.\n\n"
+        + table(
+            method_rows,
+            [
+                "base -> new",
+                "metric",
+                "auto",
+                "plan (pool)",
+                "achieved power",
+                "agrees",
+                "other",
+                "plan (pool)",
+                "achieved power",
+                "agrees",
+            ],
+        )  # fmt: skip
         + f"\n\n## Sequential against fixed ({study.reps_ab} A/B repetitions each)\n\n"
-        "One comparison watched at alpha "
-        f"{study.alpha}; the fixed plan on the suite's own 12 scenarios (the `or on the "
-        "pilot's` column) and its achieved power; the sequential run's budget: "
-        f"{INFLATION} x that plan's epochs in whole batches of {study.batch} (2 to "
-        f"{LOOKS} looks; {LOOKS} where there is no such plan). Power: the share decided the "
-        "right way (the pool's direction); episodes count both variants.\n\n"
+        f"One comparison watched at alpha {study.alpha}, both runs on the suite's own 12 "
+        "scenarios, both judged by the gate's own test (`harness.results.sequential.look`), so "
+        "both answer the sequential run's question (are the designs different on these "
+        "scenarios?). The fixed run: the fewest epochs (1 to "
+        f"{FIXED_MOST}) whose single look decides the comparison the right way in at least "
+        f"{study.power} of the draws (the same draws at every size), with that power. The "
+        "sequential run as docs/statistics.md recommends: batches of one epoch, as many looks "
+        "as the fixed run's epochs (`--until-decided --epochs 1 --max-batches E`), so it never "
+        "runs more episodes than the fixed run. Power: the share decided the right way (the "
+        "pool's direction); episodes count both variants; `saved`: the sequential run's mean "
+        "episodes against the fixed run's.\n\n"
         + table(
             seq_rows,
             [
                 "base -> new",
                 "metric",
                 "fixed on suite",
-                "achieved power",
+                "its power",
                 "fixed episodes",
                 "sequential looks x epochs",
                 "sequential power",
                 "decided the wrong way",
                 "mean episodes",
+                "saved",
             ],
         )  # fmt: skip
         + "\n\n## The field suite's planned run (scripts/field_suite.py)\n\n"
@@ -525,6 +566,17 @@ def _in_range(pilot: Plan, scenarios: int | None) -> str:
     return "yes" if pilot.range_fewest <= scenarios <= most else "NO"
 
 
+def _size(p: Plan) -> str:
+    return f"{p.scenarios} x {p.epochs}" if p.scenarios is not None else p.note
+
+
+def _saved(p: PlanCheck) -> str:
+    if p.suite_episodes is None or p.sequential_mean_episodes is None:
+        return "-"
+    saved = 1 - p.sequential_mean_episodes / p.suite_episodes
+    return f"{abs(saved):.0%} {'fewer' if saved >= 0 else 'more'}"
+
+
 def _agrees(achieved: Rate | None, power: float) -> str:
     if achieved is None:
         return "-"
@@ -552,15 +604,17 @@ def main() -> int:
     pool = pool_of(default_run, list(POOL_VARIANTS))
     field = pool_of(field_run, list(POOL_VARIANTS))
     pooled = time.perf_counter()
-    need = 2 * BATCH * LOOKS
+    need = 2 * max(BATCH * LOOKS, AA_ONE_EPOCH_LOOKS)
     if pool_epochs(pool) < need:
         print(f"power_study: A/A needs --pool-epochs >= {need}", file=sys.stderr)
         return 2
+    designs = [(LOOKS, BATCH, method, flip) for method, flip in AA_METHODS]
+    designs.append((AA_ONE_EPOCH_LOOKS, 1, AA_METHODS[0][0], True))
     aa = []
-    for k, variant in enumerate(AA_VARIANTS):
-        for method, sign_flip in AA_METHODS:
+    for looks, batch, method, sign_flip in designs:
+        for k, variant in enumerate(AA_VARIANTS):
             alarms, outcomes = aa_sequential(
-                pool, variant, list(METRICS), args.reps_aa, BATCH, LOOKS, ALPHA, args.seed + k,
+                pool, variant, list(METRICS), args.reps_aa, batch, looks, ALPHA, args.seed + k,
                 sign_flip,
             )  # fmt: skip
             mean = sum(o.episodes for o in outcomes) / len(outcomes)
@@ -568,13 +622,16 @@ def main() -> int:
                 AACheck(
                     variant=variant,
                     method=method,
+                    looks=looks,
+                    batch=batch,
                     metrics=list(METRICS),
                     false_alarms=alarms,
                     by_metric=alarms_by_metric(outcomes, list(METRICS)),
-                    by_look=alarms_by_look(outcomes, LOOKS),
+                    by_look=alarms_by_look(outcomes, looks),
                     mean_episodes=mean,
                 )
             )
+    aa.sort(key=lambda a: (a.looks != LOOKS, AA_VARIANTS.index(a.variant)))
     aa_pooled = [
         pooled_df(pool, variant, metric, args.reps_aa, BATCH * LOOKS, args.seed + k)
         for k, variant in enumerate(AA_VARIANTS)

@@ -32,7 +32,7 @@ from pydantic import BaseModel
 from statsmodels.stats.proportion import proportion_confint
 
 from harness.metrics import BY_NAME
-from harness.results.power import simulated_power
+from harness.results.power import simulated_power, smallest
 from harness.results.sequential import final, look, undecided
 from harness.results.summary import EpisodeScores, Look, Stat, Summary, VariantSummary
 
@@ -330,3 +330,29 @@ def fixed_power(
     groups = paired_groups(pool, base, new, metric)
     share = simulated_power(groups, 0.0, scenarios, epochs, alpha, reps, seed)
     return rate(int(math.floor(share * reps + 0.5)), reps)
+
+
+def fixed_on_suite(
+    pool: Pool,
+    base: str,
+    new: str,
+    metric: str,
+    power: float,
+    alpha: float,
+    reps: int,
+    most: int,
+    seed: int,
+) -> tuple[int | None, Rate | None]:
+    """The fixed-size run that answers a sequential run's question (are the two designs
+    different on these scenarios?): the fewest epochs of the pool's scenarios (1 to `most`)
+    whose one look, the gate's own test at `alpha`, decides the comparison the right way in at
+    least `power` of `reps` A/B draws; with that power. (None, None) when `most` do not. The
+    same draws at every size (nested epochs), so the search sees one power curve."""
+    found: dict[int, Rate] = {}
+
+    def reaches(epochs: int) -> bool:
+        found[epochs] = ab_sequential(pool, base, new, metric, reps, epochs, 1, alpha, seed)[0]
+        return found[epochs].rate >= power
+
+    epochs = smallest(reaches, 1, most)
+    return epochs, None if epochs is None else found[epochs]
