@@ -27,7 +27,7 @@ from harness.run.folder import CpuPhases, RunFolder, RunRecord, Timing
 from harness.run.options import OWN_DISPLAY, RunOptions
 from harness.run.prepare import Prepared, prepare
 from harness.run.runner import RunPlan
-from harness.suite.scenario import SCENARIO_DIR
+from harness.suite.scenario import own_folder
 
 #: `run_benchmark`'s plan: the run's options, declared once in `harness/run/options.py`
 BenchmarkPlan = RunOptions
@@ -161,8 +161,7 @@ def _run_plan(plan: RunOptions, ready: Prepared, folder: RunFolder) -> RunPlan:
         model_args=ready.model_args,
         variants=ready.variants,
         scenarios=",".join(ready.scenario_ids),
-        # the shipped suite is left implicit so logs and run ids do not carry this machine's path
-        scenario_dir=None if plan.scenario_dir == str(SCENARIO_DIR) else plan.scenario_dir,
+        scenario_dir=own_folder(plan.scenario_dir),
         epochs=plan.epochs,
         max_turns=plan.max_turns,
         log_root=folder.logs,

@@ -26,7 +26,6 @@ from pydantic.fields import FieldInfo
 
 from harness.metrics import DEFAULT_PAIRED_METRICS
 from harness.results.summary import PRICES
-from harness.suite.scenario import SCENARIO_DIR
 from harness.todo.clis import SandboxKind
 from harness.todo.variants import Variant
 
@@ -149,7 +148,7 @@ class RunOptions(BaseModel):
         json_schema_extra=_cli(metavar="MODULE:CLASS"),
     )
     scenarios: str | list[str] = _shared("scenarios")
-    scenario_dir: str = Field(str(SCENARIO_DIR), description="folder of scenario YAML files")
+    scenario_dir: str | None = _shared("scenario_dir")
     epochs: int = Field(
         3,
         ge=1,

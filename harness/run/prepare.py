@@ -19,7 +19,7 @@ from harness.results.provenance import provenance
 from harness.results.summary import Price, Provenance, price_for
 from harness.run import ray_executor
 from harness.run.options import MAX_EPISODES, RunOptions, stray_sequential
-from harness.suite.scenario import SCENARIO_DIR, Scenario, select
+from harness.suite.scenario import Scenario, own_folder, scenario_folder, select
 from harness.todo.clis import SandboxKind
 from harness.todo.variants import Variant, parse_variants
 
@@ -66,7 +66,7 @@ def prepare(plan: RunOptions) -> Prepared:
     variants = _variants(plan)
     from harness.run.verified import load_verified_dir
 
-    scenarios = select(load_verified_dir(Path(plan.scenario_dir)), plan.scenarios)
+    scenarios = select(load_verified_dir(scenario_folder(plan.scenario_dir)), plan.scenarios)
     episodes = len(variants) * len(scenarios) * plan.epochs
     if episodes > MAX_EPISODES:
         raise UsageError(
@@ -167,8 +167,8 @@ def _check_sim(plan: RunOptions, model_args: dict[str, Any], variants: list[Vari
     from harness.models.sim.profiles import load_profile
 
     model_args.setdefault("seed", plan.seed)
-    if plan.scenario_dir != str(SCENARIO_DIR):
-        model_args.setdefault("scenario_dir", plan.scenario_dir)
+    if (folder := own_folder(plan.scenario_dir)) is not None:
+        model_args.setdefault("scenario_dir", folder)
     load_profile(
         plan.model.split("/", 1)[1], {k: v for k, v in model_args.items() if k != "scenario_dir"}
     )

@@ -16,7 +16,7 @@ from harness.episode.gate.heuristic import load_table
 from harness.episode.loop import todo_agent
 from harness.run.options import TaskOptions
 from harness.scoring.scorer import todo_scorer
-from harness.suite.scenario import SCENARIO_DIR, Scenario, load_scenarios, select
+from harness.suite.scenario import Scenario, load_scenarios, scenario_folder, select
 from harness.todo.registry import load as load_design
 from harness.todo.variants import Variant
 from harness.versions import TASK_VERSION
@@ -62,7 +62,7 @@ def build_task(variant: Variant | str = "L0-rewrite", **options: Any) -> Task:
             load_design(spec.strip())
     given = TaskOptions(variant=variant, **options)
     chosen = given.variant.switched(inject=given.inject, gate=given.gate)
-    pool = load_scenarios(Path(given.scenario_dir) if given.scenario_dir else SCENARIO_DIR)
+    pool = load_scenarios(scenario_folder(given.scenario_dir or None))
     if (cap := given.max_turns) is not None:
         pool = [s.model_copy(update={"max_turns": min(s.max_turns, cap)}) for s in pool]
     chosen_scenarios = select(pool, given.scenarios)

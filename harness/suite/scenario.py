@@ -36,6 +36,21 @@ def _shipped_scenarios() -> Path:
 
 
 SCENARIO_DIR = _shipped_scenarios()
+
+
+def own_folder(given: str | Path | None) -> str | None:
+    """A scenario folder as a run records it: None for the shipped suite (so logs, model
+    arguments and run ids do not carry this machine's path), else the folder given."""
+    if given is None or str(given) == str(SCENARIO_DIR):
+        return None
+    return str(given)
+
+
+def scenario_folder(given: str | Path | None) -> Path:
+    """The folder to read: the one given, or the shipped suite."""
+    return Path(given) if given is not None else SCENARIO_DIR
+
+
 #: every workspace tool and its arguments (required first); rules and references are checked
 #: against it; derived from the tools' specs (harness/suite/workspace_tools.py)
 TOOL_ARGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

@@ -81,8 +81,8 @@ def test_the_task_s_options_are_its_parameters_and_the_run_reuses_them_as_declar
         assert parameters[name].default == field.default
         assert f"    {name}: {field.description}" in (todo_bench.__doc__ or "")
     shared = set(TaskOptions.model_fields) & set(RunOptions.model_fields)
-    assert {"gate", "inject", "scenarios", "max_turns", "heuristic_rules"} <= shared
-    for name in shared - {"scenario_dir"}:  # the run names the shipped folder, the task None
+    assert {"gate", "inject", "scenarios", "scenario_dir", "max_turns", "heuristic_rules"} <= shared
+    for name in shared:
         task_field, run_field = TaskOptions.model_fields[name], RunOptions.model_fields[name]
         assert run_field.description == task_field.description, name
         assert run_field.default == task_field.default, name

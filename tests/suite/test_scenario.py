@@ -255,3 +255,12 @@ def test_a_selection_of_nothing_is_a_clear_error_not_an_empty_dataset() -> None:
             select(only_hard, wanted)
     assert select(only_hard, "hard") == only_hard
     assert [s.id for s in select(only_hard, only_hard[0].id)] == [only_hard[0].id]
+
+
+def test_the_shipped_folder_is_implicit_in_what_a_run_records() -> None:
+    from harness.suite.scenario import SCENARIO_DIR, own_folder, scenario_folder
+
+    assert own_folder(None) is None and own_folder(str(SCENARIO_DIR)) is None
+    assert own_folder(SCENARIO_DIR) is None
+    assert own_folder("/tmp/mine") == "/tmp/mine"
+    assert scenario_folder(None) == SCENARIO_DIR and scenario_folder("x").name == "x"
