@@ -8,6 +8,7 @@ complete, so a partial or stale run is never published as a whole one.
 from __future__ import annotations
 
 import io
+import re
 import sys
 import zipfile
 from collections import defaultdict
@@ -65,16 +66,23 @@ from harness.results.summary import (
     write_summary as write_summary,
 )
 
+
+def _status(code: int) -> re.Pattern[str]:
+    """An HTTP status as the providers' SDKs write it in an error ("Error code: 529 - ..."),
+    not any run of those digits (a port, a line number, a request id)."""
+    return re.compile(rf"(?:error code|status(?: code)?|HTTP)\W{{0,3}}{code}\b", re.IGNORECASE)
+
+
 #: what a provider failure looks like in inspect's error text, and what it means for the user
-_CAUSES = (
+_CAUSES: tuple[tuple[str | re.Pattern[str], str], ...] = (
     ("AttemptTimeoutError", "the model server did not answer within --timeout"),
     ("APITimeoutError", "the model server did not answer within --timeout"),
     ("ConnectError", "cannot connect to the model server (is it running? check *_BASE_URL)"),
     ("APIConnectionError", "cannot connect to the model server (is it running? check *_BASE_URL)"),
     ("RateLimitError", "rate limited (HTTP 429) through every retry"),
-    ("429", "rate limited (HTTP 429) through every retry"),
+    (_status(429), "rate limited (HTTP 429) through every retry"),
     ("OverloadedError", "the provider is overloaded (HTTP 529) through every retry"),
-    ("529", "the provider is overloaded (HTTP 529) through every retry"),
+    (_status(529), "the provider is overloaded (HTTP 529) through every retry"),
     ("InternalServerError", "the model server failed (HTTP 5xx) through every retry"),
     ("AuthenticationError", "the API key was refused (HTTP 401)"),
 )
@@ -84,7 +92,7 @@ def cause(message: str) -> str:
     """One line naming why a log failed: a known provider fault in plain words, else the
     error's first line."""
     for marker, meaning in _CAUSES:
-        if marker in message:
+        if marker in message if isinstance(marker, str) else marker.search(message):
             return meaning
     lines = [line.strip() for line in message.splitlines() if line.strip()]
     return (lines[-1] if lines else message)[:200]

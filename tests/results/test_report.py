@@ -6,6 +6,8 @@ import json
 import statistics
 from pathlib import Path
 
+import pytest
+
 from harness.metrics import METRICS
 from harness.results.publish import leaderboard
 from harness.results.report import EpisodeScores, Price, TaskResult, price_for, summarize
@@ -175,3 +177,26 @@ def test_every_committed_interval_lies_within_its_values() -> None:
                     assert min(values) <= stat.ci_low <= stat.mean <= stat.ci_high <= max(values)
                     checked += 1
     assert checked > 1000
+
+
+@pytest.mark.parametrize(
+    ("message", "meaning"),
+    [
+        (
+            "OverloadedError: Error code: 529 - {'type': 'overloaded_error'}",
+            "overloaded (HTTP 529)",
+        ),
+        ("InternalServerError: Error code: 529 - overloaded", "overloaded (HTTP 529)"),
+        ("APIStatusError: status code 429", "rate limited (HTTP 429)"),
+        # a 500 from a server on a port, at a line number, with digits that read 529 or 429
+        (
+            "InternalServerError: Error code: 500 - boom (http://127.0.0.1:45291/v1, line 429)",
+            "the model server failed (HTTP 5xx)",
+        ),
+        ("ValueError: request 52900 was refused", "ValueError: request 52900 was refused"),
+    ],
+)
+def test_a_failed_log_s_cause_reads_status_codes_not_any_digits(message: str, meaning: str) -> None:
+    from harness.results.report import cause
+
+    assert meaning in cause(message)
