@@ -5,10 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.cli.args import Commands, number_between, positive_at_most, read
 from harness.errors import UsageError
 from harness.metrics import DEFAULT_PAIRED_METRICS as DEFAULT_METRICS
+
+if TYPE_CHECKING:
+    from harness.results.summary import Summary
+
+#: a pilot's epochs per scenario and seed when the pilot is a simulated agent's profile
+PILOT_EPOCHS, PILOT_SEED = 3, 0
 
 
 def _effect(text: str) -> float:
@@ -23,11 +31,49 @@ def _effect(text: str) -> float:
     return value
 
 
+def _is_profile(pilot: str) -> bool:
+    """`sim/field`, not a folder or file of that name."""
+    return pilot.startswith("sim/") and not Path(pilot).exists()
+
+
+def _pilot(args: argparse.Namespace) -> Summary:
+    """The pilot's summary: read from a run folder or summary.json, or, for a simulated
+    agent's profile (`sim/field`), from a pilot run made first, of the variants --pairs names
+    (else `headline`) on --scenarios, as `todo-bench run` makes it: in results/runs/<run id>,
+    so asking again reads it instead of running it again."""
+    given = [n for n in ("scenarios", "pilot_epochs", "pilot_seed") if getattr(args, n) is not None]
+    if not _is_profile(args.pilot):
+        if given:
+            flags = ", ".join("--" + name.replace("_", "-") for name in given)
+            raise UsageError(f"{flags}: only with a sim/PROFILE pilot (a pilot run to make)")
+        return read(args.pilot)
+    from harness.results.power import parse_pairs
+    from harness.run.benchmark import BenchmarkPlan, run_benchmark
+
+    named = [v for pair in parse_pairs(args.pairs) for v in pair] if args.pairs else []
+    plan = BenchmarkPlan(
+        model=args.pilot,
+        variants=list(dict.fromkeys(named)) or "headline",
+        scenarios=args.scenarios or "all",
+        epochs=args.pilot_epochs or PILOT_EPOCHS,
+        seed=PILOT_SEED if args.pilot_seed is None else args.pilot_seed,
+        display="none",
+    )
+    result = run_benchmark(plan)
+    if result.summary is None or not result.complete:
+        problems = "; ".join(result.problems) or "it did not finish"
+        raise UsageError(
+            f"the pilot run on {args.pilot} is incomplete ({problems}); ask again to resume it "
+            f"({result.run_dir})"
+        )
+    return result.summary
+
+
 def cmd_power(args: argparse.Namespace) -> int:
     from harness.results.power import check_inputs, default_pairs, parse_pairs, plan, render
     from harness.results.summary import price_for
 
-    summary = read(args.pilot)
+    summary = _pilot(args)
     if not summary.variants:
         raise UsageError(f"{args.pilot}: the summary has no variants")
     pairs = parse_pairs(args.pairs) if args.pairs else default_pairs(summary)
@@ -79,7 +125,22 @@ def add(sub: Commands) -> None:
         "account (closed form: statsmodels' t-test power with the design effect; simulation: "
         "resampling the pilot), with the planned run's episodes, tokens and dollars.",
     )
-    power.add_argument("pilot", help="run folder or summary.json of the pilot run")
+    power.add_argument(
+        "pilot",
+        help="run folder or summary.json of the pilot run, or a simulated agent's profile "
+        "(sim/field, sim/sloppy, ...): its pilot run is made first (results/runs/, reused)",
+    )
+    power.add_argument(
+        "--scenarios", help="with a sim/PROFILE pilot: the scenarios it runs (ids or tags; all)"
+    )
+    power.add_argument(
+        "--pilot-epochs",
+        type=positive_at_most(1000),
+        help=f"with a sim/PROFILE pilot: its epochs per scenario ({PILOT_EPOCHS})",
+    )
+    power.add_argument(
+        "--pilot-seed", type=int, help=f"with a sim/PROFILE pilot: its seed ({PILOT_SEED})"
+    )
     power.add_argument(
         "--pairs", metavar="A:B,C:D", help="variant pairs (default: each against the first)"
     )

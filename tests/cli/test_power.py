@@ -79,3 +79,32 @@ def test_bad_input_is_one_line(
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
     assert message in lines[0]
+
+
+@pytest.mark.slow
+def test_a_simulated_profile_is_planned_from_a_pilot_run_made_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`todo-bench power sim/PROFILE`: the pilot is run first, as `todo-bench run` would, of the
+    variants --pairs names; asked again, the same pilot is read, not run again."""
+    monkeypatch.chdir(tmp_path)
+    args = ["power", "sim/sloppy", "--pairs", "L0-rewrite:L2-whitelist", "--format", "json"]
+    args += ["--scenarios", "rename_chain,user_cancels", "--pilot-epochs", "2"]
+    args += ["--simulations", "200"]
+    assert main(args) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {(r["base"], r["new"], r["pairs"]) for r in rows} == {("L0-rewrite", "L2-whitelist", 4)}
+    (folder,) = (tmp_path / "results" / "runs").iterdir()
+    logs = sorted(p.name for p in folder.rglob("*.eval"))
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out) == rows
+    assert sorted(p.name for p in folder.rglob("*.eval")) == logs
+
+
+def test_pilot_options_need_a_profile_and_a_profile_must_exist(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["power", str(FIELD), "--pilot-epochs", "2"]) == 2
+    assert "--pilot-epochs: only with a sim/PROFILE pilot" in capsys.readouterr().err
+    assert main(["power", "sim/bogus"]) == 2
+    assert "unknown sim profile 'bogus'" in capsys.readouterr().err
