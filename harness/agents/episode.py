@@ -23,9 +23,10 @@ model request, and the product's own record of its todo calls, merged into the h
   resumed with the command, and the product's compaction request (a main-loop request: its
   tools are offered, the agent is asked for a summary) goes to the model uncounted, as a
   `compaction` event; then the session goes on with `AFTER_COMPACTION`. A compaction the
-  product makes on its own (Claude Code at its context threshold: a request for the summary
-  the episode did not ask for) is the same event, no turn. The product's record must hold as
-  many compactions as the episode saw.
+  product makes on its own at its context threshold (a request for the summary the episode did
+  not ask for, in the product's words: `CliProduct.summary_request`; Claude Code's offers its
+  tools, Codex CLI's and OpenCode's none) is the same event, no turn. Claude Code's record
+  must hold as many compactions as the episode saw.
 """
 
 from __future__ import annotations
@@ -169,14 +170,16 @@ class CliEpisode:
         config: GenerateConfig,
     ) -> ModelOutput | None:
         """Each request of the CLI: a turn of the episode if it is the main loop's."""
-        if not any(t.name in self.product.todo_tools for t in tools):
+        main_loop = any(t.name in self.product.todo_tools for t in tools)
+        # the product's compaction: the one the episode asked for, or one the product makes on
+        # its own at its context threshold (a request for the summary it was not asked for:
+        # Claude Code's is a main-loop request, Codex CLI's and OpenCode's offer no tools)
+        own = not self.compacting and asks_for_summary(messages)
+        if not (main_loop or own):
             return None
         self.last_request = time.time()
-        # the product's compaction: the one the episode asked for, or one the product makes on
-        # its own at its context threshold (a request for the summary it was not asked for)
-        own = not self.compacting and asks_for_summary(messages)
         if self.compacting or own:
-            if own and not self._compaction_requests:
+            if own and main_loop and not self._compaction_requests:
                 self.settle(messages)  # the turn before it ended in calls the product answered
             return await self._compaction_request(model, messages, tools, tool_choice, config)
         self._compaction_requests = 0  # a compaction of the product's own ends at a turn

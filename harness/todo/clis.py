@@ -56,6 +56,10 @@ class CliProduct(BaseModel):
     #: says why, and a scenario with a compaction is left out of the row with that reason)
     compact_command: str | None = None
     no_compaction: str = ""
+    #: the words of the product's compaction request (its compaction command's, or its own at
+    #: its context threshold), as the pinned binary writes them: a request whose last user
+    #: message holds them all asks for the summary, and is no turn
+    summary_request: tuple[str, ...]
 
     @property
     def switches(self) -> dict[str, str]:
@@ -86,6 +90,7 @@ _CLAUDE = {
     "binary": "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
     # its `/compact`, as the prompt of a resumed print-mode session (scripts/probe_compact.py)
     "compact_command": "/compact",
+    "summary_request": ("<analysis>", "<summary>"),
 }
 
 #: what the Codex row sets, each by Codex's own config key: `update_plan` is hidden from a
@@ -153,6 +158,7 @@ PRODUCTS: dict[str, CliProduct] = {
             env={},
             config=_CODEX_CONFIG,
             todo_tools=("update_plan",),
+            summary_request=("CONTEXT CHECKPOINT COMPACTION",),
             no_compaction="its headless `codex exec` has no compaction command (tried with "
             "0.171.0: `/compact` as the prompt of a resumed session reached the model as a "
             "message)",
@@ -172,6 +178,8 @@ PRODUCTS: dict[str, CliProduct] = {
             config=_OPENCODE_CONFIG,
             config_label="OPENCODE_CONFIG_CONTENT {key}",
             todo_tools=("todowrite",),
+            # both its forms: a first summary, and one that updates the last
+            summary_request=("Here is the conversation so far:", "<conversation>"),
             no_compaction="its headless `opencode run`, as inspect-swe runs it, has no "
             "compaction command (tried with 1.18.33: `/compact` as the prompt of a continued "
             "session reached the model as a message)",

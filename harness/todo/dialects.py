@@ -15,6 +15,7 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool,
 from inspect_ai.tool import ToolCall
 
 from harness.todo.base import TodoItem, render
+from harness.todo.clis import PRODUCTS
 
 Call = tuple[str, dict[str, Any]]
 
@@ -33,9 +34,8 @@ STANDS_FOR = {
 ID_LESS = frozenset({"TodoWrite", "update_plan", "todo_write", "todowrite"})
 #: the priority the simulated agent gives every item where the product asks for one (OpenCode)
 PRIORITY = "medium"
-#: what a shipping CLI's compaction request asks the model to write its summary in (Claude
-#: Code's, whether its `/compact` or its own at its context threshold): the answer is a summary
-SUMMARY_TAGS = ("<analysis>", "<summary>")
+#: the shipping CLIs' compaction requests, each by the words it asks for its summary in
+SUMMARY_REQUESTS = tuple(dict.fromkeys(p.summary_request for p in PRODUCTS.values()))
 _TASK_LINE = re.compile(
     r"^#(\S+) \[(pending|in_progress|completed)\] (.*?)(?: \(blocked by .*\))?$"
 )
@@ -103,9 +103,13 @@ def to_product(call: Call, offered: set[str]) -> Call:
 
 
 def asks_for_summary(messages: list[ChatMessage]) -> bool:
-    """The request is a product's compaction: its last message asks for the summary."""
+    """The request is a product's compaction: its last message asks for the summary in the
+    words of one of the shipping CLIs (`CliProduct.summary_request`)."""
     last = messages[-1] if messages else None
-    return isinstance(last, ChatMessageUser) and all(tag in last.text for tag in SUMMARY_TAGS)
+    if not isinstance(last, ChatMessageUser):
+        return False
+    text = last.text
+    return any(all(part in text for part in words) for words in SUMMARY_REQUESTS)
 
 
 def _answer(classic: str, text: str) -> str:

@@ -146,3 +146,38 @@ def test_a_request_that_only_mentions_a_summary_is_a_turn(
     episode, model = _episode(made, tmp_path, at_turn=9), _Model()
     _request(episode, model, "Write the <summary> section of the README.")
     assert episode.turn == 1 and episode.compactions_done() == 0
+
+
+#: Codex CLI's and OpenCode's own compaction requests, as the pinned binaries word them: one
+#: user message, no tools offered (tests/agents/test_install.py finds the words in the binaries)
+OWN_REQUESTS = {
+    "cli/codex": "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary "
+    "for another LLM that will resume the task.",
+    "cli/opencode": "Here is the conversation so far:\n\n<conversation>\n[User]: the task\n"
+    "</conversation>\n\nCreate a new anchored summary from the conversation history in the "
+    "<conversation> tags above so another coding agent can continue the work.",
+}
+
+
+@pytest.mark.parametrize("name", list(OWN_REQUESTS))
+def test_a_tool_less_compaction_in_the_product_s_words_is_an_event_and_no_turn(
+    name: str, made: list[Workspace], tmp_path: Path
+) -> None:
+    scenario = select(load_scenarios(), "main_and_test")[0]
+    workspace = Workspace.create(scenario)
+    made.append(workspace)
+    product = PRODUCTS[name]
+    episode, model = CliEpisode(product, scenario, workspace, tmp_path / "j.jsonl"), _Model()
+    tools = [ToolInfo(name=product.todo_tools[0], description="the product's todo tool")]
+
+    def ask(messages: list[ChatMessage], offered: list[ToolInfo]) -> ModelOutput | None:
+        return asyncio.run(
+            episode.filter(cast(Model, model), messages, offered, None, GenerateConfig())
+        )
+
+    assert ask([ChatMessageUser(content="the task")], tools) is not None
+    assert ask([ChatMessageUser(content=OWN_REQUESTS[name])], []) is not None
+    # a tool-less request in other words (a title, a check) is the product's business
+    assert ask([ChatMessageUser(content="Write a title for this conversation.")], []) is None
+    assert ask([ChatMessageUser(content="the task")], tools) is not None
+    assert (episode.turn, model.asked, episode.compactions_done()) == (2, 3, 1)

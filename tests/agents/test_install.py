@@ -184,3 +184,20 @@ def test_run_json_records_each_agent_row_s_product_version_and_switches() -> Non
     agent = record.agents["cli/opencode"]
     assert agent.package == "opencode-ai" and agent.switches == PRODUCTS["cli/opencode"].switches
     assert agent.left_out == {"user_adds_csv": "user turns"}
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("name", list(PRODUCTS))
+def test_the_pinned_binary_asks_for_its_summary_in_the_words_the_episode_knows(name: str) -> None:
+    """A product's own compaction is told from a turn by `CliProduct.summary_request`: each of
+    its words is in the pinned binary (a new pin that rewords its request fails here)."""
+    import mmap
+
+    product = PRODUCTS[name]
+    try:
+        path = binary(product)
+    except AgentMissing as missing:
+        pytest.skip(f"{missing} (CI runs make agents first)")
+    with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        for words in product.summary_request:
+            assert data.find(words.encode()) >= 0, f"{name}: {words!r} not in {path}"

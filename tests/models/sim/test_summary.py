@@ -32,9 +32,13 @@ ITEMS = [
         (ChatMessageUser(content="Please summarise what you did."), False),
         (ChatMessageUser(content="Only a <summary> tag."), False),
         (ChatMessageAssistant(content="<analysis> and <summary>"), False),
+        # Codex CLI's and OpenCode's own compactions, in their words
+        (ChatMessageUser(content="You are performing a CONTEXT CHECKPOINT COMPACTION."), True),
+        (ChatMessageUser(content="Here is the conversation so far:\n\n<conversation>\n"), True),
+        (ChatMessageUser(content="Here is the conversation so far: it went well."), False),
     ],
 )
-def test_a_compaction_request_is_a_last_user_message_asking_for_both_tags(
+def test_a_compaction_request_is_a_last_user_message_in_a_product_s_words(
     last: ChatMessage, asks: bool
 ) -> None:
     assert asks_for_summary([ChatMessageUser(content="the task"), last]) is asks
