@@ -69,6 +69,7 @@ def todo_agent(variant: Variant, rules: KeywordTable | None = None) -> Solver:
 
 @solver(name="todo_agent")
 def _todo_agent(variant: dict[str, Any], rules: KeywordTable | None = None) -> Solver:
+    # the parameter's name is in the log's record of the solver (`params_passed`), so it stays
     return _episode_solver(Variant.model_validate(variant), rules)
 
 

@@ -57,6 +57,12 @@ SETS["agents"] = AGENTS
 SETS["agents-hooks"] = AGENTS_HOOKS
 
 
+def _one_gate(name: str, gate: bool, heuristic: bool) -> None:
+    """A variant has one completion gate at most."""
+    if gate and heuristic:
+        raise ValueError(f"variant '{name}': +gate (oracle) and +heuristic are two gates")
+
+
 class Variant(BaseModel):
     """One design under test.
 
@@ -132,8 +138,7 @@ class Variant(BaseModel):
             return self
         if self.cli is not None:
             raise ValueError(f"variant '{self.label}': name a shipping agent's hooks in its name")
-        if gate and self.heuristic:
-            raise ValueError(f"variant '{self.label}': +gate (oracle) and +heuristic are two gates")
+        _one_gate(self.label, gate, self.heuristic)
         return self.model_copy(update={"inject": self.inject or inject, "gate": self.gate or gate})
 
     @classmethod
@@ -166,8 +171,7 @@ class Variant(BaseModel):
         if unknown:
             raise ValueError(f"unknown switch '{'+'.join(sorted(unknown))}' in variant '{name}'")
         gate = "gate" in flags
-        if gate and "heuristic" in flags:
-            raise ValueError(f"variant '{name}': +gate (oracle) and +heuristic are two gates")
+        _one_gate(name, gate, "heuristic" in flags)
         if "planner" in flags and "heuristic" not in flags:
             raise ValueError(
                 f"variant '{name}': +planner feeds the deployable gate; add +heuristic"

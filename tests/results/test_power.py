@@ -52,23 +52,27 @@ def _variant(name: str, rows: dict[tuple[str, int], float], metric: str) -> Vari
     )
 
 
-def synthetic(metric: str = "turns", seed: int = 1) -> Summary:
-    """Base 0 everywhere; new = the known clustered differences."""
-    rng = np.random.default_rng(seed)
-    base, new = {}, {}
-    for s in range(SCENARIOS):
-        b = rng.normal(0, math.sqrt(VAR_BETWEEN))
-        for e in range(1, EPOCHS + 1):
-            base[(f"s{s:03}", e)] = 0.0
-            new[(f"s{s:03}", e)] = MEAN + b + rng.normal(0, math.sqrt(VAR_WITHIN))
+def _pilot(new: dict[tuple[str, int], float], metric: str, epochs: int) -> Summary:
+    """Variant A at 0 everywhere, variant B at `new`'s values: the paired differences."""
     return Summary(
         model="synthetic",
         simulated=True,
         seed=0,
-        epochs=EPOCHS,
-        scenarios=[f"s{s:03}" for s in range(SCENARIOS)],
-        variants=[_variant("A", base, metric), _variant("B", new, metric)],
+        epochs=epochs,
+        scenarios=sorted({scenario for scenario, _ in new}),
+        variants=[_variant("A", dict.fromkeys(new, 0.0), metric), _variant("B", new, metric)],
     )
+
+
+def synthetic(metric: str = "turns", seed: int = 1) -> Summary:
+    """Base 0 everywhere; new = the known clustered differences."""
+    rng = np.random.default_rng(seed)
+    new = {}
+    for s in range(SCENARIOS):
+        b = rng.normal(0, math.sqrt(VAR_BETWEEN))
+        for e in range(1, EPOCHS + 1):
+            new[(f"s{s:03}", e)] = MEAN + b + rng.normal(0, math.sqrt(VAR_WITHIN))
+    return _pilot(new, metric, EPOCHS)
 
 
 def test_variance_components_recover_the_truth() -> None:
@@ -194,19 +198,12 @@ def test_a_plan_from_the_observed_effect_spans_its_interval() -> None:
 def _sparse(discordant: int, scenarios: int = 12, epochs: int = 3) -> Summary:
     """A 0/1 pilot like the field run's: the new variant succeeds where the base did not in
     `discordant` of the pairs (one per scenario from the first), every other pair equal."""
-    base, new = {}, {}
-    for k in range(scenarios):
-        for e in range(1, epochs + 1):
-            base[(f"s{k:02}", e)] = 0.0
-            new[(f"s{k:02}", e)] = 1.0 if (e == 1 and k < discordant) else 0.0
-    return Summary(
-        model="synthetic",
-        simulated=True,
-        seed=0,
-        epochs=epochs,
-        scenarios=[f"s{k:02}" for k in range(scenarios)],
-        variants=[_variant("A", base, "task_success"), _variant("B", new, "task_success")],
-    )
+    new = {
+        (f"s{k:02}", e): 1.0 if (e == 1 and k < discordant) else 0.0
+        for k in range(scenarios)
+        for e in range(1, epochs + 1)
+    }
+    return _pilot(new, "task_success", epochs)
 
 
 def test_one_discordant_pair_does_not_plan_a_tiny_run() -> None:
