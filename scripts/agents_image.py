@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 from harness.agents.install import agents_dir, binary  # noqa: E402
 from harness.agents.sandboxes import CODE_LABEL, IMAGE  # noqa: E402
 from harness.errors import UsageError  # noqa: E402
+from harness.products.catalog import PRODUCTS  # noqa: E402
 from harness.results.provenance import code_hash  # noqa: E402
-from harness.todo.clis import PRODUCTS  # noqa: E402
 
 STAGE = ROOT / "build" / "agents-image"
 

@@ -37,11 +37,11 @@ from tabulate import tabulate
 from harness.agents.install import binary
 from harness.agents.sandboxes import host_search_path
 from harness.agents.solver import host_env
+from harness.products.catalog import PRODUCTS
 from harness.run.task import build_task, scenario_samples
 from harness.suite.cli_tools import workspace_note
 from harness.suite.scenario import load_scenarios, select
 from harness.suite.workspace import Workspace
-from harness.todo.clis import PRODUCTS
 
 PRODUCT = PRODUCTS["cli/claude-code-todowrite"]
 MODEL = "sim/oracle"

@@ -48,7 +48,7 @@ from harness.agents.turns import one_at_a_time
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL
 from harness.hooks.state import HOOK_STATE
-from harness.todo.clis import PRODUCTS
+from harness.products.catalog import PRODUCTS
 
 PRODUCT = PRODUCTS["cli/claude-code-todowrite"]
 TODOS = [

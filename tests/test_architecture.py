@@ -16,6 +16,7 @@ HARNESS = ROOT / "harness"
 #: lowest first; a module may import its own wing and any wing listed before it
 WINGS = (
     "ground",
+    "products",
     "suite",
     "todo",
     "episode",

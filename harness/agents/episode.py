@@ -63,13 +63,13 @@ from harness.episode.ledger import (
 from harness.episode.loop import assistant_event
 from harness.episode.tools import Episode, record_workspace_call, todo_tools
 from harness.episode.user_turns import UserScript, apply
+from harness.products.product import CliProduct
+from harness.products.record import CallRecord
 from harness.progress import model_replied
-from harness.sessions.calls import CallRecord
 from harness.suite.cli_tools import from_cli, helper_runs
 from harness.suite.scenario import Scenario
 from harness.suite.tracker import TaskStateTracker
 from harness.suite.workspace import Workspace
-from harness.todo.clis import CliProduct
 from harness.todo.dialects import asks_for_summary
 from harness.todo.registry import designs
 

@@ -21,8 +21,8 @@ from harness.hooks.gate import MAX_BLOCKS, SCENARIO
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
+from harness.products.product import CliProduct
 from harness.suite.scenario import Scenario
-from harness.todo.clis import CliProduct
 from harness.tokens import text_tokens
 
 #: Claude Code's own cap on Stop-hook blocks in a row (default 8; undocumented)

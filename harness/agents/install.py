@@ -11,7 +11,8 @@ from pathlib import Path
 
 from harness import PACKAGE_DIR
 from harness.errors import UsageError
-from harness.todo.clis import PRODUCTS, CliProduct
+from harness.products.catalog import PRODUCTS
+from harness.products.product import CliProduct
 
 #: the environment variable naming the folder the CLIs were installed into
 AGENTS_DIR = "TODO_BENCH_AGENTS"

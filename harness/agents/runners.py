@@ -24,20 +24,14 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from inspect_ai.agent import Agent
-from inspect_swe import claude_code, codex_cli, opencode
+from inspect_swe import claude_code as claude_code_agent
+from inspect_swe import codex_cli
+from inspect_swe import opencode as opencode_agent
 
 from harness._inspect_private import seed_codex_catalog
-from harness.sessions.calls import (
-    CallRecord,
-    claude_code_calls,
-    claude_code_compactions,
-    claude_code_sessions,
-    codex_calls,
-    codex_sessions,
-    opencode_calls,
-    opencode_store,
-)
-from harness.todo.clis import CliProduct
+from harness.products import claude_code, codex, opencode
+from harness.products.product import CliProduct
+from harness.products.record import CallRecord
 
 #: the arguments every inspect-swe CLI agent takes (version, model_config, cwd, env, filter,
 #: system_prompt)
@@ -57,10 +51,6 @@ class CliRunner:
     compactions: Callable[[Path], int] = field(default=lambda home: 0)
 
 
-def codex_home(home: Path) -> Path:
-    return home / ".codex"
-
-
 #: the Codex config keys inspect-swe's `codex_cli()` writes itself from its own arguments
 #: (after every override), so they are passed as those arguments
 _CODEX_OWN_ARGS = ("web_search", "features.goals")
@@ -70,7 +60,7 @@ def _codex_agent(product: CliProduct, common: Common, home: Path) -> Agent:
     config = product.config
     search = cast(Literal["live", "cached", "disabled"], config["web_search"].strip('"'))
     return codex_cli(
-        home_dir=str(codex_home(home)),
+        home_dir=str(codex.home(home)),
         web_search=search,
         goals=config["features.goals"] == "true",
         config_overrides={k: v for k, v in config.items() if k not in _CODEX_OWN_ARGS},
@@ -90,74 +80,41 @@ def _config_tree(config: dict[str, str]) -> dict[str, Any]:
     return tree
 
 
-def _opencode_record(home: Path) -> list[CallRecord]:
-    db = opencode_store(Path(opencode_dirs(home)["XDG_DATA_HOME"]))
-    return opencode_calls(db) if db is not None else []
-
-
-#: the package OpenCode installs from npm into each of its config folders when it starts (the
-#: SDK of its plugins), unless the folder's lockfile already lists it
-_OPENCODE_PLUGIN_SDK = "@opencode-ai/plugin"
-
-
 def _seed_opencode_config(product: CliProduct, home: Path) -> None:
     """OpenCode's config folder in the episode's HOME, its plugin SDK already listed as
     installed: OpenCode has no switch for that install, which otherwise tries the npm registry
     at every start (the episode loads no plugin)."""
-    folder = Path(opencode_dirs(home)["XDG_CONFIG_HOME"]) / "opencode"
+    folder = opencode.config_folder(home)
     (folder / "node_modules").mkdir(parents=True, exist_ok=True)
-    wanted = {_OPENCODE_PLUGIN_SDK: product.version}
+    wanted = {opencode.PLUGIN_SDK: product.version}
     (folder / "package.json").write_text(json.dumps({"dependencies": wanted}), encoding="utf-8")
     lock = {"packages": {"": {"dependencies": wanted}}}
     (folder / "package-lock.json").write_text(json.dumps(lock), encoding="utf-8")
-
-
-def opencode_dirs(home: Path) -> dict[str, str]:
-    """OpenCode's XDG folders, all in the episode's HOME (never the user's own, whatever the
-    host's XDG variables say): its config, its session store, its state and caches."""
-    return {
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-    }
 
 
 def _opencode_agent(product: CliProduct, common: Common, home: Path) -> Agent:
     args = {k: v for k, v in common.items() if k not in ("model_config", "env")}
     env = {
         **common["env"],
-        **opencode_dirs(home),
+        **opencode.dirs(home),
         # the row's config keys, as OpenCode's inline config (merged over inspect-swe's file)
         "OPENCODE_CONFIG_CONTENT": json.dumps(_config_tree(product.config)),
     }
-    return opencode(opencode_model=product.model_config_id, env=env, **args)
-
-
-def _claude_code_record(home: Path) -> list[CallRecord]:
-    return [call for path in claude_code_sessions(home) for call in claude_code_calls(path)]
-
-
-def _claude_code_compactions(home: Path) -> int:
-    return sum(claude_code_compactions(path) for path in claude_code_sessions(home))
-
-
-def _codex_record(home: Path) -> list[CallRecord]:
-    return [call for path in codex_sessions(codex_home(home)) for call in codex_calls(path)]
+    return opencode_agent(opencode_model=product.model_config_id, env=env, **args)
 
 
 RUNNERS: dict[str, CliRunner] = {
-    "claude-code": CliRunner(
-        agent=lambda product, common, home: claude_code(**common),
-        record=_claude_code_record,
-        compactions=_claude_code_compactions,
+    claude_code.CLI: CliRunner(
+        agent=lambda product, common, home: claude_code_agent(**common),
+        record=claude_code.home_calls,
+        compactions=claude_code.compactions,
     ),
-    "codex": CliRunner(
+    codex.CLI: CliRunner(
         agent=_codex_agent,
-        record=_codex_record,
+        record=codex.home_calls,
         prepare=lambda product, home: seed_codex_catalog(product.version),
     ),
-    "opencode": CliRunner(
-        agent=_opencode_agent, record=_opencode_record, prepare=_seed_opencode_config
+    opencode.CLI: CliRunner(
+        agent=_opencode_agent, record=opencode.home_calls, prepare=_seed_opencode_config
     ),
 }

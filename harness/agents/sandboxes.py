@@ -27,8 +27,8 @@ from inspect_ai.util import ComposeConfig, ComposeService, SandboxEnvironmentSpe
 
 from harness.agents.install import binary
 from harness.errors import UsageError
+from harness.products.product import CliProduct, SandboxKind
 from harness.results.provenance import code_hash, project_version
-from harness.todo.clis import CliProduct, SandboxKind
 
 #: the image `make agents-image` builds for this todo-bench version, labelled with the code it
 #: was built from (`code_hash`): the hook and helper commands in it must be this run's

@@ -45,13 +45,14 @@ from harness.agents.toolcmd import JOURNAL
 from harness.agents.turns import one_at_a_time
 from harness.agents.watchdog import Watchdog
 from harness.episode.record import EpisodeRecord, scenario_of
+from harness.products.catalog import OWN_FOLDERS
+from harness.products.product import CliProduct, SandboxKind
 from harness.suite.checks import run_checks
 from harness.suite.cli_tools import workspace_note
 from harness.suite.workspace import Workspace
-from harness.todo.clis import CliProduct, SandboxKind
 
 #: files a CLI leaves in its working directory for itself: not the task's work
-OWN_FILES = (".claude/", ".codex/", ".opencode/")
+OWN_FILES = OWN_FOLDERS
 
 
 @solver

@@ -8,10 +8,11 @@ from collections.abc import Iterable
 
 from harness.agents.install import installed_version
 from harness.hooks.fixes import FIXES
+from harness.products.catalog import PRODUCTS
+from harness.products.product import CliProduct, SandboxKind
 from harness.results.summary import AgentRecord
 from harness.suite.agent_ready import unsupported
 from harness.suite.scenario import Scenario
-from harness.todo.clis import PRODUCTS, CliProduct, SandboxKind
 
 
 def missing_feature(product: CliProduct, scenario: Scenario) -> str | None:

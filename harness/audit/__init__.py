@@ -10,7 +10,8 @@ from tabulate import tabulate
 
 from harness.audit.model import CATEGORIES, AuditReport, SessionAudit
 from harness.audit.score import audit_events, totals
-from harness.sessions.readers import AuditError, detect, read
+from harness.products.reading import RecordError
+from harness.sessions.readers import detect, read
 
 SUFFIXES = (".jsonl", ".json", ".eval")
 
@@ -46,7 +47,7 @@ def expand(paths: Iterable[str], problems: list[str] | None = None) -> list[Path
 def _is_opencode_export(path: Path) -> bool:
     try:
         return detect(path) == "opencode"
-    except AuditError:
+    except RecordError:
         return False
 
 
@@ -62,7 +63,7 @@ def run_audit(paths: list[Path], progress: bool = False) -> AuditReport:
                 fmt, found = read(path)
                 for name, events in found:
                     sessions.append(audit_events(events, str(path), fmt, name))
-            except (AuditError, OSError, UnicodeDecodeError) as error:
+            except (RecordError, OSError, UnicodeDecodeError) as error:
                 message = str(error) or type(error).__name__
                 sessions.append(SessionAudit(path=str(path), format="?", session="", error=message))
             except (ValueError, TypeError, KeyError, AttributeError) as error:

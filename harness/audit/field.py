@@ -31,6 +31,7 @@ from statsmodels.stats.proportion import proportion_confint
 from harness.audit.labels import Label
 from harness.audit.model import AuditReport, SessionAudit, Transition
 from harness.models.sim.profiles import Profile, load_profile
+from harness.products.catalog import TASK_TOOLS
 
 MIN_OPPORTUNITIES = 30
 MIN_SESSIONS = 3
@@ -220,13 +221,16 @@ def _junk(sessions: list[SessionAudit], labels: list[Label]) -> PerSession:
     return out
 
 
+#: the id-based tools' calls that name an existing task (an update or a get): each a chance to
+#: name a wrong one
+_BY_ID = tuple(name for t in TASK_TOOLS for name in (t.update, *t.reads[1:]))
+
+
 def _wrong_ids(sessions: list[SessionAudit]) -> PerSession:
     out: PerSession = {}
     for s in sessions:
         tools = s.calls_by_tool
-        chances = (
-            tools.get("TaskUpdate", 0) + tools.get("TaskGet", 0) + s.counts.get("task_not_found", 0)
-        )
+        chances = sum(tools.get(name, 0) for name in _BY_ID) + s.counts.get("task_not_found", 0)
         if chances:
             out[s.session or s.path] = (s.counts.get("task_not_found", 0), chances)
     return out

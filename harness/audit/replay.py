@@ -32,7 +32,7 @@ from tabulate import tabulate
 from harness.audit.model import Change
 from harness.audit.score import READS, judge, pair
 from harness.models.sim import tokens
-from harness.sessions.events import Event, Item, TodoState, UserMessage
+from harness.products.record import Event, Item, TodoState, UserMessage
 from harness.todo.base import MAX_ITEMS, STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.dialects import classic_names, to_product
 from harness.todo.registry import designs
@@ -268,7 +268,8 @@ class ReplayReport(BaseModel):
 def run_replay(paths: list[Path], variants: list[Variant]) -> ReplayReport:
     """Replay every readable session of these files through every design."""
     from harness.episode.ending import classify_ending
-    from harness.sessions.readers import AuditError, final_reply, read
+    from harness.products.reading import RecordError
+    from harness.sessions.readers import final_reply, read
 
     sessions: list[list[Step]] = []
     reply = claimed = unfinished = 0
@@ -277,7 +278,7 @@ def run_replay(paths: list[Path], variants: list[Variant]) -> ReplayReport:
             _, found = read(path)
             per_file = [steps(events) for _, events in found]
             last = final_reply(path)
-        except (AuditError, OSError, ValueError, TypeError, KeyError):
+        except (RecordError, OSError, ValueError, TypeError, KeyError):
             continue
         sessions.extend(per_file)
         if last is not None:

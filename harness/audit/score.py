@@ -30,7 +30,8 @@ from scipy.optimize import linear_sum_assignment
 
 from harness.audit.model import CATEGORIES, Change, SessionAudit, Transition
 from harness.matcher import related
-from harness.sessions.events import (
+from harness.products.catalog import TODO_READS
+from harness.products.record import (
     TASK_ISSUES,
     Compaction,
     Event,
@@ -42,7 +43,7 @@ from harness.sessions.events import (
 )
 
 #: todo calls that read the list: counted as calls, never as transitions
-READS = frozenset({"TaskList", "TaskGet", "list_todos"})
+READS = TODO_READS | {"list_todos"}
 
 
 def align(

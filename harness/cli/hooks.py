@@ -10,6 +10,7 @@ from pathlib import Path
 from harness.cli.args import Commands
 from harness.errors import UsageError
 from harness.hooks.fixes import DEFAULT, FIXES, parse_fixes
+from harness.products.claude_code import SETTINGS
 
 
 def _fixes(args: argparse.Namespace) -> tuple[str, ...]:
@@ -59,14 +60,14 @@ def add(sub: Commands) -> None:
     )
     hooks = sub.add_parser(
         "hooks",
-        help="the seed's fixes as Claude Code hooks in a project's .claude/settings.json",
+        help=f"the seed's fixes as Claude Code hooks in a project's {SETTINGS}",
         description="; ".join(f"{n}: {f.summary}" for n, f in FIXES.items() if f.deployable),
     )
     actions = hooks.add_subparsers(
         dest="hooks_command", required=True, metavar="{install,show,uninstall}"
     )
     for name, func, helptext in (
-        ("install", cmd_install, "merge the hooks into DIR/.claude/settings.json"),
+        ("install", cmd_install, f"merge the hooks into DIR/{SETTINGS}"),
         ("show", cmd_show, "print the hooks section install would merge"),
     ):
         action = actions.add_parser(name, help=helptext)
@@ -80,7 +81,7 @@ def add(sub: Commands) -> None:
             action.add_argument("dir", nargs="?", default=".", help="project folder (default .)")
         action.set_defaults(func=func)
     remove = actions.add_parser(
-        "uninstall", help="remove exactly what install added from DIR/.claude/settings.json"
+        "uninstall", help=f"remove exactly what install added from DIR/{SETTINGS}"
     )
     remove.add_argument("dir", nargs="?", default=".", help="project folder (default .)")
     remove.set_defaults(func=cmd_uninstall)

@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.hooks import gate, inject, listlock
+from harness.hooks.fixes import TODO_TOOL
 from harness.hooks.journal import Action
 from harness.hooks.protocol import Answer, HookInput, block, context, deny
-from harness.hooks.state import TODO_TOOL, HookState, apply_todo_write
+from harness.hooks.state import HookState, apply_todo_write
 
 
 @dataclass(frozen=True)

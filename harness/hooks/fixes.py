@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from harness.products.claude_code import TODOWRITE
+
 #: a matcher that matches every tool
 ALL_TOOLS = "*"
-TODO_TOOL = "TodoWrite"
+TODO_TOOL = TODOWRITE.tool
 
 
 class Fix(BaseModel):

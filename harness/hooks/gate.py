@@ -29,6 +29,7 @@ from harness.hooks.fixes import FIXES
 from harness.hooks.observe import seed_calls
 from harness.hooks.protocol import HookInput
 from harness.hooks.state import HookState
+from harness.products import claude_code
 from harness.todo.base import TodoItem, render
 
 if TYPE_CHECKING:
@@ -41,7 +42,13 @@ MAX_BLOCKS = "TODO_BENCH_HOOK_MAX_BLOCKS"
 DEFAULT_MAX_BLOCKS = 3
 SCENARIO = "TODO_BENCH_HOOK_SCENARIO"
 #: the product's tools a final message might spell out instead of calling (the fake-call guard)
-TOOL_NAMES = ("TodoWrite", "Write", "Edit", "Read", "Bash")
+TOOL_NAMES = (
+    claude_code.TODOWRITE.tool,
+    claude_code.FILE_TOOLS.write,
+    *claude_code.FILE_TOOLS.edits,
+    claude_code.FILE_TOOLS.read,
+    claude_code.SHELL.tool,
+)
 
 
 class OpenItems:

@@ -17,10 +17,12 @@ from harness.hooks.settings import (
     merged,
     without_ours,
 )
+from harness.products.claude_code import SETTINGS
 
 
 def _paths(folder: Path) -> tuple[Path, Path]:
-    return folder / ".claude" / "settings.json", folder / ".claude" / RECORD
+    settings = folder / SETTINGS
+    return settings, settings.parent / RECORD
 
 
 def _read(path: Path) -> tuple[str | None, Settings]:

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from harness.hooks.fixes import TODO_TOOL
 from harness.todo.base import TodoItem, TodoRejected
 
 #: the environment variable naming the folder of the state files
 HOOK_STATE = "TODO_BENCH_HOOK_STATE"
-TODO_TOOL = "TodoWrite"
 
 
 class HookState(BaseModel):
@@ -80,9 +80,9 @@ def _from_transcript(session_id: str, transcript: str) -> HookState:
     path = Path(transcript) if transcript else None
     if path is None or not path.is_file():
         return state
-    from harness.sessions.calls import claude_code_calls
+    from harness.products import claude_code
 
-    for call in claude_code_calls(path):
+    for call in claude_code.calls(path):
         if call.tool == TODO_TOOL and call.result is not None and not call.refused:
             with contextlib.suppress(TodoRejected):
                 apply_todo_write(state, call.args.get("todos"))

@@ -25,8 +25,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
 
 from harness.metrics import DEFAULT_PAIRED_METRICS
+from harness.products.product import SandboxKind
 from harness.results.summary import PRICES
-from harness.todo.clis import SandboxKind
 from harness.todo.variants import Variant
 
 #: bounds on one run's plan: beyond them a run is a typo, not a benchmark (it would only fill

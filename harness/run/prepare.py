@@ -15,12 +15,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from harness.errors import UsageError
+from harness.products.product import SandboxKind
 from harness.results.provenance import provenance
 from harness.results.summary import Price, Provenance, price_for
 from harness.run import ray_executor
 from harness.run.options import MAX_EPISODES, RunOptions, stray_sequential
 from harness.suite.scenario import Scenario, own_folder, scenario_folder, select
-from harness.todo.clis import SandboxKind
 from harness.todo.variants import Variant, parse_variants
 
 

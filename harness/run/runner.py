@@ -25,10 +25,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness import progress, storage
+from harness.products.product import SandboxKind
 from harness.progress import RunProgress
 from harness.run import heap
 from harness.run.options import OWN_DISPLAY, PASSED_TO_TASK
-from harness.todo.clis import SandboxKind
 from harness.todo.variants import Variant
 
 

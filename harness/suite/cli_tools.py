@@ -15,7 +15,10 @@ import json
 import re
 import shlex
 from pathlib import PurePosixPath
-from typing import Any, NamedTuple
+from typing import Any
+
+from harness.products.catalog import FILE_TOOLS
+from harness.products.catalog import SHELLS as PRODUCT_SHELLS
 
 Call = tuple[str, dict[str, Any]]
 
@@ -28,28 +31,10 @@ JOURNAL = "TODO_BENCH_JOURNAL"
 WORKSPACE_LINE = "The task's workspace (your working directory) is: "
 _ROOT = re.compile(re.escape(WORKSPACE_LINE) + r"(\S+)")
 #: each CLI's shell tool -> the argument holding its command line: a CLI offering one can be
-#: driven this way (Claude Code's `Bash`, Codex CLI's `exec_command`, OpenCode's `bash`)
-SHELLS = {"Bash": "command", "exec_command": "cmd", "bash": "command"}
-#: the shells whose schema asks for a description of the command (OpenCode's `bash` takes
-#: none: its schema allows no other property)
-_DESCRIBED = frozenset({"Bash"})
-
-
-class FileTools(NamedTuple):
-    """A CLI's own file tools (used for text files where it has them) and the argument that
-    names the file."""
-
-    write: str
-    read: str
-    edits: tuple[str, ...]
-    path: str
-
-
-#: Claude Code's and OpenCode's file tools
-FILE_TOOLS = (
-    FileTools("Write", "Read", ("Edit", "MultiEdit"), "file_path"),
-    FileTools("write", "read", ("edit",), "filePath"),
-)
+#: driven this way (`harness/products/`)
+SHELLS = {shell.tool: shell.command for shell in PRODUCT_SHELLS}
+#: the shells whose schema asks for a description of the command
+_DESCRIBED = frozenset(shell.tool for shell in PRODUCT_SHELLS if shell.described)
 
 
 def workspace_note(root: str) -> str:

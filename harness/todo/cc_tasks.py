@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from harness.products.claude_code import TASKS
 from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.specs import ToolSpec
 
@@ -48,7 +49,7 @@ class ClaudeTasksStore(TodoStore):
     def tool_specs(cls) -> list[ToolSpec]:
         return [
             ToolSpec(
-                "TaskCreate",
+                TASKS.create,
                 "Create one task (pending) with a short imperative subject and a description "
                 "of what done means; the system returns its id.",
                 {
@@ -61,7 +62,7 @@ class ClaudeTasksStore(TodoStore):
                 "add",
             ),
             ToolSpec(
-                "TaskUpdate",
+                TASKS.update,
                 "Change one task by id: status (pending, in_progress, completed, or deleted to "
                 "remove it), subject, description, or tasks it waits for (addBlockedBy).",
                 {
@@ -76,7 +77,7 @@ class ClaudeTasksStore(TodoStore):
                 "update",
             ),
             ToolSpec(
-                "TaskList",
+                TASKS.reads[0],
                 "List every task with its id, status, subject and what blocks it.",
                 {},
                 _task_list,
@@ -84,7 +85,7 @@ class ClaudeTasksStore(TodoStore):
                 "read",
             ),
             ToolSpec(
-                "TaskGet",
+                TASKS.reads[1],
                 "Show one task in full by id.",
                 {"taskId": "The task's id."},
                 _task_get,

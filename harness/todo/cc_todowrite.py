@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
+from harness.products.claude_code import TODOWRITE
 from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.identity import assign_ids
 from harness.todo.specs import ToolSpec
@@ -41,7 +42,7 @@ class ClaudeTodoWriteStore(TodoStore):
     def tool_specs(cls) -> list[ToolSpec]:
         return [
             ToolSpec(
-                "TodoWrite",
+                TODOWRITE.tool,
                 "Write your task list for this session: send the complete list every time, each "
                 "item with `content` (what to do), `status` (pending, in_progress or completed) "
                 "and `activeForm` (the same step phrased as ongoing work). Keep exactly one item "

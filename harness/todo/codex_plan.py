@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from harness.products.codex import PLAN, PLAN_TAKEN
 from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.cc_todowrite import field
 from harness.todo.identity import assign_ids
@@ -35,7 +36,7 @@ class CodexPlanStore(TodoStore):
     def tool_specs(cls) -> list[ToolSpec]:
         return [
             ToolSpec(
-                "update_plan",
+                PLAN.tool,
                 "Record your plan for the task as short steps, each with a status: pending, "
                 "in_progress or completed. Send the whole plan each time it changes; at most one "
                 "step may be in_progress. Add an explanation when the plan changes course.",
@@ -67,4 +68,4 @@ class CodexPlanStore(TodoStore):
             TodoItem.model_validate({"id": i, "text": step, "status": status})
             for i, (step, status) in zip(ids, steps, strict=True)
         ]
-        return "Plan updated"
+        return PLAN_TAKEN

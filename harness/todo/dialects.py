@@ -14,28 +14,26 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
 from inspect_ai.tool import ToolCall
 
+from harness.products.catalog import DIALECTS, SUMMARY_REQUESTS, TASK_TOOLS
+from harness.products.product import ListDialect
 from harness.todo.base import TodoItem, render
-from harness.todo.clis import PRODUCTS
+from harness.todo.inspect_todo_write import DIALECT as INSPECT_DIALECT
 
 Call = tuple[str, dict[str, Any]]
 
+#: every full-list tool the policy's `todo` rewrite can be written as: the products' and
+#: inspect-ai's own, in the order they are tried
+LIST_TOOLS: dict[str, ListDialect] = {d.tool: d for d in (*DIALECTS, INSPECT_DIALECT)}
 #: product tool -> the seed's tools it can stand for
-STANDS_FOR = {
-    "TodoWrite": ("todo",),
-    "update_plan": ("todo",),
-    "todo_write": ("todo",),
-    "todowrite": ("todo",),
-    "TaskCreate": ("add_todo",),
-    "TaskUpdate": ("update_todo_status", "rename_todo", "delete_todo"),
-    "TaskList": ("list_todos",),
+STANDS_FOR: dict[str, tuple[str, ...]] = {
+    **{tool: ("todo",) for tool in LIST_TOOLS},
+    **{t.create: ("add_todo",) for t in TASK_TOOLS},
+    **{t.update: ("update_todo_status", "rename_todo", "delete_todo") for t in TASK_TOOLS},
+    **{t.reads[0]: ("list_todos",) for t in TASK_TOOLS},
 }
 #: the products' full-list tools write items without ids (`to_product`): the product knows an
 #: item by its text, so ids the agent changes are no fault it can make there
-ID_LESS = frozenset({"TodoWrite", "update_plan", "todo_write", "todowrite"})
-#: the priority the simulated agent gives every item where the product asks for one (OpenCode)
-PRIORITY = "medium"
-#: the shipping CLIs' compaction requests, each by the words it asks for its summary in
-SUMMARY_REQUESTS = tuple(dict.fromkeys(p.summary_request for p in PRODUCTS.values()))
+ID_LESS = frozenset(LIST_TOOLS)
 _TASK_LINE = re.compile(
     r"^#(\S+) \[(pending|in_progress|completed)\] (.*?)(?: \(blocked by .*\))?$"
 )
@@ -66,39 +64,22 @@ def to_product(call: Call, offered: set[str]) -> Call:
     if name in offered:
         return call
     if name == "todo":
-        items = args.get("items") or []
-        if "TodoWrite" in offered:
-            todos = [
-                {"content": i["text"], "status": i["status"], "activeForm": i["text"]}
-                for i in items
-            ]
-            return "TodoWrite", {"todos": todos}
-        if "update_plan" in offered:
-            return "update_plan", {
-                "plan": [{"step": i["text"], "status": i["status"]} for i in items]
-            }
-        if "todo_write" in offered:
-            return "todo_write", {
-                "todos": [{"content": i["text"], "status": i["status"]} for i in items]
-            }
-        if "todowrite" in offered:
-            return "todowrite", {
-                "todos": [
-                    {"content": i["text"], "status": i["status"], "priority": PRIORITY}
-                    for i in items
-                ]
-            }
-    if "TaskCreate" in offered:
+        items = [(i["text"], i["status"]) for i in args.get("items") or []]
+        dialect = next((d for tool, d in LIST_TOOLS.items() if tool in offered), None)
+        if dialect is not None:
+            return dialect.tool, dialect.entries(items)
+    tasks = next((t for t in TASK_TOOLS if t.create in offered), None)
+    if tasks is not None:
         if name == "add_todo":
-            return "TaskCreate", {"subject": args["text"], "description": args["text"]}
+            return tasks.create, {"subject": args["text"], "description": args["text"]}
         if name == "update_todo_status":
-            return "TaskUpdate", {"taskId": args["id"], "status": args["status"]}
+            return tasks.update, {"taskId": args["id"], "status": args["status"]}
         if name == "rename_todo":
-            return "TaskUpdate", {"taskId": args["id"], "subject": args["new_text"]}
+            return tasks.update, {"taskId": args["id"], "subject": args["new_text"]}
         if name == "delete_todo":
-            return "TaskUpdate", {"taskId": args["id"], "status": "deleted"}
+            return tasks.update, {"taskId": args["id"], "status": "deleted"}
         if name == "list_todos":
-            return "TaskList", {}
+            return tasks.reads[0], {}
     return call
 
 

@@ -8,12 +8,15 @@ from typing import Any, ClassVar
 
 from inspect_ai.tool import ToolDef, todo_write
 
+from harness.products.product import ListDialect
 from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.cc_todowrite import field
 from harness.todo.identity import assign_ids
 from harness.todo.specs import ToolSpec
 
 _SHIPPED = ToolDef(todo_write())
+#: its dialect, as the simulated agent writes it
+DIALECT = ListDialect(tool=_SHIPPED.name, key="todos", text="content")
 
 
 class InspectTodoWriteStore(TodoStore):

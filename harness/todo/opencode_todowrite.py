@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from harness.products.opencode import TODOWRITE
 from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.cc_todowrite import field
 from harness.todo.identity import assign_ids
@@ -48,7 +49,7 @@ class OpenCodeTodoWriteStore(TodoStore):
     def tool_specs(cls) -> list[ToolSpec]:
         return [
             ToolSpec(
-                "todowrite",
+                TODOWRITE.tool,
                 "Write your todo list for this session: send the complete list every time, each "
                 "item with `content` (what to do), `status` (pending, in_progress or completed) "
                 "and `priority` (high, medium or low). Keep one item in_progress while you work "

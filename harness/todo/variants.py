@@ -8,7 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_serializer, model_validator
 
-from harness.todo.clis import AGENTS, AGENTS_HOOKS, PRODUCTS, CliProduct, with_hooks
+from harness.products.catalog import AGENTS, AGENTS_HOOKS, PRODUCTS, with_hooks
+from harness.products.product import CliProduct
 
 LEVEL_NAMES = {
     "L0": "L0-rewrite",
@@ -52,7 +53,7 @@ SEED_FACTORIAL = tuple(
     for on in [(*gate, *loop, *controller)]
 )
 SETS["seed-factorial"] = SEED_FACTORIAL
-#: `--variants agents`: the shipping CLIs with their own todo tools (`harness/todo/clis.py`)
+#: `--variants agents`: the shipping CLIs with their own todo tools (`harness/products/`)
 SETS["agents"] = AGENTS
 SETS["agents-hooks"] = AGENTS_HOOKS
 

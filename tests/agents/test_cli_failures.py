@@ -12,8 +12,8 @@ import pytest
 from inspect_ai import eval
 
 from harness.agents.watchdog import IDLE_SECONDS
+from harness.products.product import CliProduct
 from harness.run.task import build_task
-from harness.todo.clis import CliProduct
 from tests.agents.wrapped import ONE_PER_CLI, wrapper_install
 
 

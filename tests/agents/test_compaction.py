@@ -19,9 +19,9 @@ from inspect_ai.tool import ToolInfo
 from harness.agents.episode import CliEpisode, CompactNow, NotCompacted
 from harness.agents.solver import _compactions_disagree
 from harness.episode.ledger import CompactionEvent
+from harness.products.catalog import PRODUCTS
 from harness.suite.scenario import Compaction, Scenario, load_scenarios, select
 from harness.suite.workspace import Workspace
-from harness.todo.clis import PRODUCTS
 
 TOOLS = [ToolInfo(name="TodoWrite", description="the product's todo tool")]
 ASKED = "Summarise the conversation in <analysis> and <summary> tags."

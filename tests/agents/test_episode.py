@@ -12,12 +12,13 @@ import pytest
 
 from harness.agents.episode import CliEpisode, TodoSlot
 from harness.episode.ledger import Ledger, TodoEvent
+from harness.products.catalog import PRODUCTS
+from harness.products.codex import PLAN_TAKEN as CODEX_PLAN_TAKEN
+from harness.products.record import CallRecord
 from harness.scoring.scorer import detect
-from harness.sessions.calls import CODEX_PLAN_TAKEN, CallRecord
 from harness.suite.checks import run_checks
 from harness.suite.scenario import load_scenarios, select
 from harness.suite.workspace import Workspace
-from harness.todo.clis import PRODUCTS
 
 SCENARIO = select(load_scenarios(), "main_and_test")[0]
 

@@ -12,7 +12,7 @@ from harness.agents.hooked import disagreements, injections, overridden
 from harness.episode.ledger import ClaimEvent, Ledger, TodoEvent
 from harness.hooks.fixes import FIXES
 from harness.hooks.journal import HookRecord
-from harness.todo.clis import HOOK_SWITCHES
+from harness.products.catalog import HOOK_SWITCHES
 from harness.todo.variants import Variant, parse_variants
 from harness.tokens import text_tokens
 

@@ -12,8 +12,9 @@ import pytest
 
 from harness.agents.install import AGENTS_DIR, AgentMissing, binary
 from harness.agents.support import agent_record
+from harness.products.catalog import PRODUCTS
+from harness.products.product import CliProduct
 from harness.results.provenance import code_hash
-from harness.todo.clis import PRODUCTS, CliProduct
 from harness.todo.variants import parse_variants
 
 PRODUCT = PRODUCTS["cli/claude-code-todowrite"]

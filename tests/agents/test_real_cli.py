@@ -20,8 +20,8 @@ from inspect_ai.log import EvalLog
 
 from harness.agents.install import AgentMissing, binary
 from harness.episode.record import EpisodeRecord
+from harness.products.catalog import PRODUCTS
 from harness.run.task import build_task
-from harness.todo.clis import PRODUCTS
 from harness.tokens import text_tokens
 from tests.agents import cli_script
 from tests.agents.wrapped import NetworkTrace

@@ -17,8 +17,8 @@ from typing import Any, NamedTuple
 import pytest
 
 from harness.agents.install import AgentMissing, binary
+from harness.products.catalog import PRODUCTS
 from harness.suite.cli_tools import helper_command
-from harness.todo.clis import PRODUCTS
 from tests.agents import cli_script
 from tests.agents.test_real_cli import _run, _scores, user_turns
 from tests.agents.wrapped import NetworkTrace

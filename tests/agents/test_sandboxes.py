@@ -22,8 +22,8 @@ from harness.agents.sandboxes import (
     compose,
     spec,
 )
+from harness.products.catalog import PRODUCTS
 from harness.run.task import build_task
-from harness.todo.clis import PRODUCTS
 
 
 def test_the_docker_service_has_no_network_the_host_s_user_and_the_share_at_its_own_path(

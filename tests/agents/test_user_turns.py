@@ -16,9 +16,9 @@ from inspect_ai.tool import ToolInfo
 
 from harness.agents.episode import BudgetSpent, CliEpisode, UserSpeaks
 from harness.episode.ledger import ClaimEvent, UserTurnEvent
+from harness.products.catalog import PRODUCTS
 from harness.suite.scenario import Scenario, load_scenarios, select
 from harness.suite.workspace import Workspace
-from harness.todo.clis import PRODUCTS
 
 PRODUCT = PRODUCTS["cli/claude-code-todowrite"]
 TOOLS = [ToolInfo(name="TodoWrite", description="the product's todo tool")]

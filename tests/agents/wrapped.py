@@ -14,7 +14,8 @@ import pytest
 
 from harness.agents.install import AGENTS_DIR, binary, installed_version
 from harness.agents.turns import bridge_ports
-from harness.todo.clis import PRODUCTS, CliProduct
+from harness.products.catalog import PRODUCTS
+from harness.products.product import CliProduct
 
 #: one row per CLI: the switches that silence a product are the same on all its rows
 ONE_PER_CLI = list({p.cli: p for p in reversed(list(PRODUCTS.values())) if not p.hooks}.values())

@@ -22,7 +22,7 @@ from harness.agents.install import AgentMissing, binary
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
-from harness.todo.clis import PRODUCTS
+from harness.products.catalog import PRODUCTS
 from tests.agents import cli_script
 
 pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]

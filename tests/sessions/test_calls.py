@@ -1,4 +1,4 @@
-"""A product's own record of its calls (harness/sessions/calls.py): Codex CLI's rollout JSONL,
+"""A product's own record of its calls (harness/products/): Codex CLI's rollout JSONL,
 OpenCode's SQLite store."""
 
 from __future__ import annotations
@@ -8,13 +8,11 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from harness.sessions.calls import (
-    CODEX_PLAN_TAKEN,
-    codex_calls,
-    codex_sessions,
-    opencode_calls,
-    opencode_store,
-)
+from harness.products import codex, opencode
+
+CODEX_PLAN_TAKEN = codex.PLAN_TAKEN
+codex_calls, codex_sessions = codex.calls, codex.sessions
+opencode_calls, opencode_store = opencode.calls, opencode.store
 
 
 def _item(payload: dict[str, Any]) -> str:

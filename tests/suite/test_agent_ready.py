@@ -11,9 +11,9 @@ import pytest
 
 from harness.agents.support import left_out, readiness
 from harness.cli import main
+from harness.products.catalog import PRODUCTS, with_hooks
 from harness.suite.agent_ready import unsupported
 from harness.suite.scenario import load_scenario
-from harness.todo.clis import PRODUCTS, with_hooks
 
 ROOT = Path(__file__).resolve().parents[2] / "scenarios"
 

@@ -1,10 +1,16 @@
-"""What a product's own session record is read into: its todo lists, the user's messages, the
-compactions and the task tools' troubles, in order. The readers (`readers.py`) produce these;
-the audit, the field fit and the replay read them."""
+"""What a product's own session record is read into.
+
+- For the audit: its todo lists, the user's messages, the compactions and the task tools'
+  troubles, in order (`Event`). Each product's parser produces these; the audit, the field fit
+  and the replay read them.
+- For a benchmark episode: its tool calls, call by call, with the product's answers
+  (`CallRecord`). The agents' runner replays the todo calls through the harness's design and
+  cross-checks them against what the bridge saw.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -60,3 +66,23 @@ class Note(BaseModel):
 
 
 Event = TodoState | UserMessage | Compaction | TaskIssue | Note
+
+
+class CallRecord(BaseModel):
+    """One tool call as the product recorded it."""
+
+    id: str
+    tool: str
+    args: dict[str, Any]
+    #: the product's answer; None if the record holds no answer (the call never returned)
+    result: str | None = None
+    #: the product marked the answer as an error
+    error: bool = False
+    #: the product refused the call in an answer it does not mark as an error (Claude Code's
+    #: Task tools' plain "Task not found")
+    refused_unmarked: bool = False
+
+    @property
+    def refused(self) -> bool:
+        """The product refused the call: it changed nothing."""
+        return self.error or self.refused_unmarked

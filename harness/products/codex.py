@@ -1,0 +1,180 @@
+"""Codex CLI (npm `@openai/codex`): its full-plan tool `update_plan`, its shell `exec_command`
+(no file tools of its own), the folder it keeps, its rollout record (JSONL under
+`CODEX_HOME/sessions/`) and the one parser of it, and its hooks (`.codex/hooks.json`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from harness.products.product import CliProduct, Extension, ListDialect, Shell
+from harness.products.reading import as_dict, items, lines
+from harness.products.record import CallRecord, Compaction, Event, Note, TodoState, UserMessage
+
+CLI = "codex"
+PACKAGE = "@openai/codex"
+VERSION = "0.171.0"
+PLAN = ListDialect(tool="update_plan", key="plan", text="step")
+SHELL = Shell(tool="exec_command", command="cmd")
+OWN_FOLDER = ".codex/"
+#: its rollouts under its CODEX_HOME
+RECORDS = "sessions/**/rollout-*.jsonl"
+#: Codex CLI's answer to an `update_plan` it took; its rollout marks no answer as an error, and
+#: any other answer to that tool is a refusal (arguments it could not parse)
+PLAN_TAKEN = "Plan updated"
+
+#: what the Codex row sets, each by Codex's own config key: `update_plan` is hidden from a
+#: headless run unless asked for; no analytics or OpenTelemetry metrics, no update check, no
+#: feedback upload, no curated-plugins sync from GitHub, no web search (the machines have no
+#: network but the bridge); its goal tools off, so `update_plan` is its one way to keep a list;
+#: its shell not a login shell (a login shell's profile resets PATH, on which the episode puts
+#: the helper command, `todo-bench-tool`)
+CONFIG = {
+    f"tools.{PLAN.tool}.enabled": "true",
+    "allow_login_shell": "false",
+    "analytics.enabled": "false",
+    "check_for_update_on_startup": "false",
+    "feedback.enabled": "false",
+    "features.plugins": "false",
+    "web_search": '"disabled"',
+    "features.goals": "false",
+}
+
+ROWS = (
+    CliProduct(
+        name="cli/codex",
+        title="Codex CLI, update_plan (full-plan rewrite)",
+        cli=CLI,
+        design="codex-plan",
+        package=PACKAGE,
+        version=VERSION,
+        binary="node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
+        env={},
+        config=CONFIG,
+        todo_tools=(PLAN.tool,),
+        dialect=PLAN,
+        shell=SHELL,
+        own_folders=(OWN_FOLDER,),
+        record=f"$CODEX_HOME/{RECORDS} (JSONL; a `compacted` line at each compaction)",
+        extension=Extension(
+            kind="hooks",
+            config=".codex/hooks.json",
+            note="PreToolUse, PostToolUse, Stop, SessionStart, UserPromptSubmit, "
+            "PreCompact/PostCompact (on by default in recent releases)",
+        ),
+        summary_request=("CONTEXT CHECKPOINT COMPACTION",),
+        no_compaction="its headless `codex exec` has no compaction command (tried with "
+        "0.171.0: `/compact` as the prompt of a resumed session reached the model as a "
+        "message)",
+        # a slug in Codex's own catalog that is not in its code mode (where the model writes
+        # JavaScript instead of calling tools): exec_command, update_plan, ...
+        model_config_id="gpt-5.4",
+    ),
+)
+
+
+def home(episode_home: Path) -> Path:
+    """The CODEX_HOME an episode gives it: its config, AGENTS.md and rollouts, in the
+    episode's HOME, never the workspace."""
+    return episode_home / OWN_FOLDER.rstrip("/")
+
+
+def sessions(codex_home: Path) -> Iterator[Path]:
+    """The rollout files Codex CLI wrote under a CODEX_HOME, oldest first."""
+    yield from sorted(codex_home.glob(RECORDS))
+
+
+def _arguments(payload: dict[str, Any]) -> dict[str, Any]:
+    raw = payload.get("arguments")
+    if isinstance(raw, dict):
+        return raw
+    try:
+        parsed = json.loads(str(raw or "{}"))
+    except json.JSONDecodeError:
+        return {"_raw": str(raw)}
+    return parsed if isinstance(parsed, dict) else {"_raw": str(raw)}
+
+
+def calls(path: Path) -> list[CallRecord]:
+    """Every function call of one Codex CLI rollout JSONL, in the order made, with its answer
+    (arguments Codex recorded that are not a JSON object are kept as `{"_raw": text}`)."""
+    made: dict[str, CallRecord] = {}
+    for record in lines(path):
+        payload = as_dict(record.get("payload"))
+        if record.get("type") != "response_item":
+            continue
+        call_id = str(payload.get("call_id", ""))
+        if payload.get("type") == "function_call":
+            made.setdefault(
+                call_id,
+                CallRecord(id=call_id, tool=str(payload.get("name", "")), args=_arguments(payload)),
+            )
+        elif payload.get("type") == "function_call_output" and call_id in made:
+            call = made[call_id]
+            output = payload.get("output")
+            call.result = output if isinstance(output, str) else json.dumps(output)
+            call.error = call.tool == PLAN.tool and call.result != PLAN_TAKEN
+    return list(made.values())
+
+
+def home_calls(episode_home: Path) -> list[CallRecord]:
+    """Every call of every rollout under an episode's HOME."""
+    return [call for path in sessions(home(episode_home)) for call in calls(path)]
+
+
+# -- the audit's reading -------------------------------------------------------------------
+
+_KINDS = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+
+
+def recognises(record: dict[str, Any]) -> bool:
+    """A line of a Codex CLI rollout."""
+    return "payload" in record and record.get("type") in _KINDS
+
+
+def events(path: Path) -> Iterator[Event]:
+    last_user = None
+    notes: list[str] = []
+    for record in lines(path, notes):
+        kind, payload = record.get("type"), record.get("payload")
+        if kind == "compacted" or (
+            isinstance(payload, dict) and payload.get("type") == "context_compacted"
+        ):
+            yield Compaction()
+            continue
+        if not isinstance(payload, dict):
+            continue
+        text = None
+        if kind == "event_msg" and payload.get("type") == "user_message":
+            text = str(payload.get("message", "")).strip()
+        elif payload.get("type") == "message" and payload.get("role") == "user":
+            parts = payload.get("content") or []
+            text = "\n".join(str(p.get("text", "")) for p in parts if isinstance(p, dict)).strip()
+            if text.startswith("<"):  # environment context and instructions, not typed
+                text = None
+        if text:
+            if text != last_user:  # a rollout records a typed message twice
+                yield UserMessage(text=text)
+            last_user = text
+            continue
+        if payload.get("type") == "function_call" and payload.get("name") == PLAN.tool:
+            raw = payload.get("arguments")
+            try:
+                arguments = raw if isinstance(raw, dict) else json.loads(str(raw or "{}"))
+            except json.JSONDecodeError:
+                continue  # the product refused it too: no list was recorded
+            plan = arguments.get(PLAN.key) if isinstance(arguments, dict) else None
+            yield TodoState(tool=PLAN.tool, items=items(plan, PLAN.text))
+            last_user = None
+    yield from (Note(text=note) for note in notes)
+
+
+def final_text(record: dict[str, Any]) -> str | None:
+    """The agent's text in one rollout line, if it is an assistant message with text."""
+    payload = as_dict(record.get("payload"))
+    if payload.get("type") == "message" and payload.get("role") == "assistant":
+        parts = payload.get("content") or []
+        return "\n".join(str(as_dict(p).get("text", "")) for p in parts).strip() or None
+    return None

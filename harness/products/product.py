@@ -1,0 +1,171 @@
+"""What a shipping coding agent is, as the board runs it: the shape every product module fills.
+
+A product module (`claude_code.py`, `codex.py`, `opencode.py`, ...) declares each fact once:
+its npm package and binary, its todo tools and their dialect, its file tools and shell, the
+folders it keeps for itself, where its own session record lives (and its parser, beside it),
+its compaction words and command, its extension mechanism and its switches. Everything else
+(the agents runner, the session readers, the audit, the simulated agent's dialects, `hooks
+install`, the docs' tables) reads them from here.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+#: where a CLI runs: this host (inspect's local sandbox) or a container (its docker sandbox);
+#: `harness/agents/sandboxes.py`
+SandboxKind = Literal["docker", "local"]
+
+
+class ListDialect(BaseModel):
+    """A product's full-list todo tool: the model sends the whole list, items without ids."""
+
+    model_config = ConfigDict(frozen=True)
+
+    #: the tool's name as the product offers it
+    tool: str
+    #: the argument that holds the list
+    key: str
+    #: the field of an entry that holds the item's text
+    text: str
+    #: further fields an entry must carry, filled with the item's text (Claude Code's
+    #: `activeForm`, the step phrased as ongoing work)
+    copies: tuple[str, ...] = ()
+    #: further fields an entry must carry with a value of the writer's choosing, and the value
+    #: the harness's writers (the simulated agent) give them (OpenCode's `priority`)
+    fixed: tuple[tuple[str, str], ...] = ()
+
+    def entries(self, items: list[tuple[str, str]]) -> dict[str, list[dict[str, str]]]:
+        """The tool's arguments for a list of (text, status) items."""
+        return {
+            self.key: [
+                {
+                    self.text: text,
+                    "status": status,
+                    **{name: text for name in self.copies},
+                    **dict(self.fixed),
+                }
+                for text, status in items
+            ]
+        }
+
+
+class TaskTools(BaseModel):
+    """A product's id-based todo tools (one item a call; ids from the backend)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    create: str
+    update: str
+    #: the tools that only read the list
+    reads: tuple[str, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.create, self.update, *self.reads)
+
+
+class FileTools(BaseModel):
+    """A product's own file tools and the argument that names the file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    write: str
+    read: str
+    edits: tuple[str, ...]
+    path: str
+
+
+class Shell(BaseModel):
+    """A product's shell tool: its name, the argument holding the command line, and whether its
+    schema asks for a description of the command."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tool: str
+    command: str
+    described: bool = False
+
+
+class Extension(BaseModel):
+    """How a user extends the product (where todo-bench's fixes go), and what it can do."""
+
+    model_config = ConfigDict(frozen=True)
+
+    #: "hooks" (commands the product runs at its events) or "plugin" (code it loads)
+    kind: Literal["hooks", "plugin"]
+    #: the project file that declares them, relative to the project folder
+    config: str
+    #: what the product documents for it, in one line
+    note: str
+
+
+class CliProduct(BaseModel):
+    """One shipping agent under one configuration of its todo tool (a row of the board)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    #: the variant's name on the board
+    name: str
+    title: str
+    #: which CLI (one inspect-swe agent per CLI)
+    cli: str
+    #: the registered harness design that replays this product's todo calls
+    design: str
+    #: the npm package (pinned in scripts/agents/package.json) and where its platform binary is
+    package: str
+    #: the pinned version (scripts/agents/package.json); another one installed is refused
+    version: str
+    binary: str
+    #: the product's own switches, set in the CLI's environment; recorded in run.json
+    env: dict[str, str]
+    #: the product's own config keys (Codex's `-c key=value`, values in TOML; OpenCode's config
+    #: file keys, values in JSON); recorded in run.json beside `env` as `config_label` names them
+    config: dict[str, str] = {}
+    #: how run.json and the board name a config key (`{key}` is the key)
+    config_label: str = "-c {key}"
+    #: the product's todo tools, as it offers them to the model
+    todo_tools: tuple[str, ...]
+    #: the full-list tool's dialect, where the row's todo tool is one
+    dialect: ListDialect | None = None
+    #: the id-based tools, where the row's todo tools are those
+    tasks: TaskTools | None = None
+    #: the product's own file tools (None: it edits files through its shell) and its shell
+    file_tools: FileTools | None = None
+    shell: Shell
+    #: the folders the product keeps for itself in a project (not the task's work)
+    own_folders: tuple[str, ...]
+    #: where it keeps its session record under the episode's HOME (a glob), in one line
+    record: str
+    #: how it is extended, and so where todo-bench's fixes go
+    extension: Extension
+    #: the model id the CLI is told it talks to: an id it knows, so it offers its full tool set
+    #: (the bridge answers with the eval's model whatever the id)
+    model_config_id: str = "claude-sonnet-4-5"
+    #: the seed's fixes installed as the product's hooks (`harness/hooks/`), by fix name
+    hooks: tuple[str, ...] = ()
+    #: commands the CLI needs on the host's PATH besides its binary (inspect-swe downloads a
+    #: missing one, which an offline machine cannot), with the Debian package that has each
+    requires: dict[str, str] = {}
+    #: the product's own command that compacts its session, sent as the prompt of the resumed
+    #: session at a scenario's compaction; None where its headless mode has none (`no_compaction`
+    #: says why, and a scenario with a compaction is left out of the row with that reason)
+    compact_command: str | None = None
+    no_compaction: str = ""
+    #: the words of the product's compaction request (its compaction command's, or its own at
+    #: its context threshold), as the pinned binary writes them: a request whose last user
+    #: message holds them all asks for the summary, and is no turn
+    summary_request: tuple[str, ...]
+
+    @property
+    def switches(self) -> dict[str, str]:
+        """Every switch the row sets, as run.json and the board show them."""
+        labelled = {self.config_label.format(key=key): v for key, v in self.config.items()}
+        return {**self.env, **labelled}
+
+    @property
+    def base(self) -> str:
+        """The shipped product's row name, without hook switches."""
+        return self.name.split("+")[0]
