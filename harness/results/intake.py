@@ -84,7 +84,7 @@ def zip_member_count(path: Path) -> int:
                 handle.seek(record_at)
                 record = handle.read(56)
                 if record[:4] == b"PK\x06\x06" and len(record) == 56:
-                    count = max(count, struct.unpack("<Q", record[32:40])[0])
+                    count = struct.unpack("<Q", record[32:40])[0]  # the 16-bit count says 0xFFFF
             return int(count)
     except OSError as error:
         raise UsageError(f"{path}: not a readable archive ({error})") from error
