@@ -22,64 +22,23 @@ from inspect_ai.event import ModelEvent, ToolEvent
 from inspect_ai.log import EvalLog, EvalSample, EvalSampleSummary
 from inspect_ai.model import (
     ChatMessage,
-    GenerateConfig,
-    ModelAPI,
     ModelName,
     ModelOutput,
     get_model,
-    modelapi,
 )
 from inspect_ai.scorer import Target
 from inspect_ai.solver import Generate, Solver, TaskState
-from inspect_ai.tool import ToolChoice, ToolInfo
 
 from harness._inspect_private import outside_a_sample
 from harness.episode.record import EpisodeRecord
 from harness.results.binding import FOREIGN_ARGS
+from harness.results.differences import differences, more
+from harness.run.replay_model import REPLAY, ReplayAPI, TranscriptEnded
 from harness.scoring.scorer import todo_scorer
 from harness.suite.scenario import Scenario
 
-#: the provider name the replaying model registers under
-REPLAY = "todo-bench-replay"
 #: the store fields of the episode record, compared one by one
 RECORD_FIELDS = ("ledger_json", "checks", "final_files", "task_state")
-
-
-class TranscriptEnded(RuntimeError):
-    """The replay asked for a model reply the transcript does not hold."""
-
-
-class ReplayAPI(ModelAPI):
-    """A model that answers each call with the next reply a transcript recorded."""
-
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),  # noqa: B008 - inspect's own signature
-        outputs: list[ModelOutput] | None = None,
-    ) -> None:
-        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
-        self.outputs = list(outputs or [])
-        self.used = 0
-
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
-    ) -> ModelOutput:
-        if self.used >= len(self.outputs):
-            raise TranscriptEnded(f"the transcript holds {len(self.outputs)} model replies")
-        self.used += 1
-        return self.outputs[self.used - 1].model_copy(deep=True)
-
-
-@modelapi(name=REPLAY)
-def _replay_api() -> type[ModelAPI]:
-    return ReplayAPI
 
 
 def task_args(log: EvalLog) -> dict[str, Any] | None:
@@ -216,7 +175,7 @@ def _record(sample: EvalSample, replayed: TaskState) -> list[str]:
             a, b = stored.get(name), getattr(again, name)
         differs = differences(a, b, name)
         if differs:
-            problems.append(f"record: {differs[0]}" + _more(differs))
+            problems.append(f"record: {differs[0]}" + more(differs))
     return problems
 
 
@@ -276,53 +235,14 @@ def _score(sample: EvalSample, replayed: TaskState) -> list[str]:
     for name in ("value", "answer", "explanation"):
         differs = differences(getattr(logged, name), getattr(again, name), f"score.{name}")
         if differs:
-            problems.append(f"score: {differs[0]}" + _more(differs))
+            problems.append(f"score: {differs[0]}" + more(differs))
     for key in ("checks", "task_state", "findings"):
         differs = differences(
             (logged.metadata or {}).get(key), (again.metadata or {}).get(key), f"score.{key}"
         )
         if differs:
-            problems.append(f"score: {differs[0]}" + _more(differs))
+            problems.append(f"score: {differs[0]}" + more(differs))
     return problems
-
-
-#: a differing value is shown up to this many characters
-SHORT = 40
-
-
-def differences(submitted: object, derived: object, where: str = "") -> list[str]:
-    """`field: submitted, derived` for every leaf that differs."""
-    if isinstance(submitted, dict) and isinstance(derived, dict):
-        return [
-            line
-            for key in sorted(submitted.keys() | derived.keys(), key=str)
-            for line in differences(
-                submitted.get(key), derived.get(key), f"{where}.{key}" if where else str(key)
-            )
-        ]
-    if isinstance(submitted, list) and isinstance(derived, list) and len(submitted) == len(derived):
-        return [
-            line
-            for index, (a, b) in enumerate(zip(submitted, derived, strict=True))
-            for line in differences(a, b, f"{where}[{_label(a, index)}]")
-        ]
-    if submitted == derived:
-        return []
-    return [f"{where}: {_short(submitted)} submitted, {_short(derived)} re-derived"]
-
-
-def _more(differs: list[str]) -> str:
-    return f" ({len(differs) - 1} more)" if len(differs) > 1 else ""
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= SHORT else text[: SHORT - 3] + "..."
-
-
-def _label(item: object, index: int) -> str:
-    """A list item's name where it has one (a variant), else its index."""
-    return str(item.get("variant", index)) if isinstance(item, dict) else str(index)
 
 
 def rescore_stored(log: EvalLog, where: str) -> list[str]:

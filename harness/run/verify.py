@@ -19,11 +19,12 @@ from inspect_ai.log import (
 
 from harness.errors import UsageError
 from harness.results.binding import EVAL_SET, bound
+from harness.results.differences import differences
 from harness.results.intake import DEFAULT, Limits, check_zip, json_text
 from harness.results.submission import LOGS, RECORD, Checked, check, opened
 from harness.results.summary import RunRecord, Summary
 from harness.run.folder import summary_of_logs
-from harness.run.rederive import differences, rederive, rescore_stored, task_args
+from harness.run.rederive import rederive, rescore_stored, task_args
 
 #: fields that differ this many at most are named in the problem line
 NAMED = 3
