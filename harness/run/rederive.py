@@ -62,6 +62,11 @@ def task_args(log: EvalLog) -> dict[str, Any] | None:
 def rederive(log: EvalLog, summaries: list[EvalSampleSummary], where: str) -> list[str]:
     """Every sample of a successful harness-loop log (read with its attachments resolved)
     replayed; one line per difference, each led by `where` and the episode."""
+    return asyncio.run(_rederive(log, summaries, where))
+
+
+async def _rederive(log: EvalLog, summaries: list[EvalSampleSummary], where: str) -> list[str]:
+    """`rederive` in one event loop (one per sample cost more than the episodes)."""
     from harness.run.task import build_task
 
     args = task_args(log)
@@ -79,7 +84,9 @@ def rederive(log: EvalLog, summaries: list[EvalSampleSummary], where: str) -> li
             continue
         problems += [
             f"rederive: {episode}: {line}"
-            for line in _episode(task.solver, sample, dict(given.metadata or {}), str(given.input))
+            for line in await _episode(
+                task.solver, sample, dict(given.metadata or {}), str(given.input)
+            )
         ]
         logged = (summarized.get((str(sample.id), sample.epoch)) or {}).get("todo_scorer")
         own = (sample.scores or {}).get("todo_scorer")
@@ -88,7 +95,7 @@ def rederive(log: EvalLog, summaries: list[EvalSampleSummary], where: str) -> li
     return problems
 
 
-def _episode(
+async def _episode(
     solver: Solver, sample: EvalSample, metadata: dict[str, Any], prompt: str
 ) -> list[str]:
     """One sample replayed and compared with its log."""
@@ -97,7 +104,7 @@ def _episode(
     if not _same_scenario(sample, scenario):
         return ["scenario: the log's scenario is not this todo-bench's"]
     outputs = [e.output for e in sample.events if isinstance(e, ModelEvent)]
-    replayed, tools, used, ended = _replay(solver, sample, metadata, prompt, outputs)
+    replayed, tools, used, ended = await _replay(solver, sample, metadata, prompt, outputs)
     if ended:
         return [f"transcript: it ends after {len(outputs)} model replies; the episode did not"]
     problems = (
@@ -108,7 +115,7 @@ def _episode(
     problems += _record(sample, replayed)
     problems += _tools(sample, tools)
     problems += _messages(sample.messages, replayed.messages)
-    problems += _score(sample, replayed)
+    problems += await _score(sample, replayed)
     return problems
 
 
@@ -120,7 +127,7 @@ def _same_scenario(sample: EvalSample, scenario: Scenario) -> bool:
         return False
 
 
-def _replay(
+async def _replay(
     solver: Solver,
     sample: EvalSample,
     metadata: dict[str, Any],
@@ -147,7 +154,7 @@ def _replay(
     ended = False
     with outside_a_sample(model) as transcript:
         try:
-            state = asyncio.run(solver(state, _as_generate(no_generate)))
+            state = await solver(state, _as_generate(no_generate))
         except TranscriptEnded:
             ended = True
         tools = [e for e in transcript.events if isinstance(e, ToolEvent)]
@@ -223,12 +230,12 @@ def _message_view(message: ChatMessage) -> Any:
     return json.dumps(data, sort_keys=True, default=str)
 
 
-def _score(sample: EvalSample, replayed: TaskState) -> list[str]:
+async def _score(sample: EvalSample, replayed: TaskState) -> list[str]:
     """The log's score against this scorer's on the replayed episode."""
     logged = (sample.scores or {}).get("todo_scorer")
     if logged is None:
         return ["score: the log holds no todo_scorer score"]
-    again = asyncio.run(todo_scorer()(replayed, Target("")))
+    again = await todo_scorer()(replayed, Target(""))
     if again is None:  # the scorer always scores; the type allows a scorer that does not
         return ["score: this scorer gave none"]
     problems = []
@@ -248,6 +255,11 @@ def _score(sample: EvalSample, replayed: TaskState) -> list[str]:
 def rescore_stored(log: EvalLog, where: str) -> list[str]:
     """A row that cannot be replayed here (a shipping CLI's): each sample's stored record
     scored by this scorer, against the log's score; the record itself is trusted."""
+    return asyncio.run(_rescore_stored(log, where))
+
+
+async def _rescore_stored(log: EvalLog, where: str) -> list[str]:
+    """`rescore_stored` in one event loop."""
     from harness.suite.scenario import ScenarioError, load_scenarios, select
 
     problems: list[str] = []
@@ -272,5 +284,5 @@ def rescore_stored(log: EvalLog, where: str) -> list[str]:
             metadata={"scenario": scenario},
             store=dict(sample.store),
         )
-        problems += [f"rederive: {episode}: {line}" for line in _score(sample, state)]
+        problems += [f"rederive: {episode}: {line}" for line in await _score(sample, state)]
     return problems

@@ -15,7 +15,12 @@ class TranscriptEnded(RuntimeError):
 
 
 class ReplayAPI(ModelAPI):
-    """A model that answers each call with the next reply a transcript recorded."""
+    """A model that answers each call with the next reply a transcript recorded (each reply
+    is answered once, so it is handed over as it is, not copied)."""
+
+    #: it never reads or changes the tool schemas it is given, so the agent loop lets inspect
+    #: share them across calls instead of deep-copying them on every call (as for the sim)
+    READS_TOOLS_ONLY = True
 
     def __init__(
         self,
@@ -39,7 +44,7 @@ class ReplayAPI(ModelAPI):
         if self.used >= len(self.outputs):
             raise TranscriptEnded(f"the transcript holds {len(self.outputs)} model replies")
         self.used += 1
-        return self.outputs[self.used - 1].model_copy(deep=True)
+        return self.outputs[self.used - 1]
 
 
 @modelapi(name=REPLAY)

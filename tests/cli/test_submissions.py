@@ -394,3 +394,17 @@ def test_a_renamed_model_with_hostile_arguments_fails_binding_in_one_line(
     code, lines = verify(submission, capsys)
     assert code == 2 and fired(lines) == {"binding"}, lines
     assert any(f"its model is '{REAL}'" in line for line in lines)
+
+
+def test_a_row_that_cannot_be_replayed_has_its_stored_records_scored_again(run: Path) -> None:
+    """What a shipping CLI's row gets (its records trusted): an honest log agrees, an edited
+    score does not."""
+    from harness.run.rederive import rescore_stored
+
+    (path,) = (run / "logs").glob("L0*/*.eval")
+    log = read_eval_log(str(path))
+    assert rescore_stored(log, "L0") == []
+    assert log.samples
+    _edited_score(log.samples[0])
+    (line,) = rescore_stored(log, "L0")
+    assert line.startswith("rederive: L0 ") and "score.value.dropped_todos" in line
