@@ -104,9 +104,9 @@ async def _episode(
     if not _same_scenario(sample, scenario):
         return ["scenario: the log's scenario is not this todo-bench's"]
     outputs = [e.output for e in sample.events if isinstance(e, ModelEvent)]
-    replayed, tools, used, ended = await _replay(solver, sample, metadata, prompt, outputs)
-    if ended:
-        return [f"transcript: it ends after {len(outputs)} model replies; the episode did not"]
+    replayed, tools, used, failed = await _replay(solver, sample, metadata, prompt, outputs)
+    if failed is not None:
+        return [failed]
     problems = (
         []
         if used == len(outputs)
@@ -133,9 +133,9 @@ async def _replay(
     metadata: dict[str, Any],
     prompt: str,
     outputs: list[ModelOutput],
-) -> tuple[TaskState, list[ToolEvent], int, bool]:
+) -> tuple[TaskState, list[ToolEvent], int, str | None]:
     """The solver run on the recorded replies: its final state, its tool events, how many
-    replies it used, and whether it asked for more than there are."""
+    replies it used, and why it could not finish (None: it did)."""
     from inspect_ai.model import ChatMessageUser
 
     model = get_model(f"{REPLAY}/transcript", outputs=outputs, memoize=False)
@@ -151,16 +151,21 @@ async def _replay(
     async def no_generate(*_: Any, **__: Any) -> TaskState:
         raise RuntimeError("the replayed solver called generate")
 
-    ended = False
+    failed = None
     with outside_a_sample(model) as transcript:
         try:
             state = await solver(state, _as_generate(no_generate))
         except TranscriptEnded:
-            ended = True
+            failed = f"transcript: it ends after {len(outputs)} model replies; the episode did not"
+        except Exception as error:  # a hostile transcript: one line, never a traceback
+            first = (str(error).splitlines() or [""])[0][:120]
+            failed = (
+                f"replay: the episode fails on its transcript ({type(error).__name__}: {first})"
+            )
         tools = [e for e in transcript.events if isinstance(e, ToolEvent)]
     api = model.api
     assert isinstance(api, ReplayAPI)
-    return state, tools, api.used, ended
+    return state, tools, api.used, failed
 
 
 def _as_generate(function: Any) -> Generate:

@@ -62,6 +62,8 @@ def _logs(folder: Path, found: Checked, record: RunRecord, limits: Limits) -> li
         try:
             if file.suffix == ".eval":
                 check_zip(file, limits)  # a log is an archive too: its bounds before inspect
+            else:
+                json_text(file, limits)  # a JSON log: its size and depth before inspect parses
             logs[where] = read_eval_log(str(file), header_only=True)
             names[where] = str(file)
         except UsageError as error:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from inspect_ai.event import ToolEvent
+from inspect_ai.event import ModelEvent, ToolEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessageTool
 
@@ -302,9 +302,20 @@ def _edited_tool_result(sample: EvalSample) -> None:
             message.content = "nothing here"
 
 
+def _cut_transcript(sample: EvalSample) -> None:
+    last = [e for e in sample.events if isinstance(e, ModelEvent)][-1]
+    sample.events.remove(last)
+
+
+def _empty_reply(sample: EvalSample) -> None:
+    [e for e in sample.events if isinstance(e, ModelEvent)][1].output.choices = []
+
+
 @pytest.mark.parametrize(
     ("tamper", "rescore", "says"),
     [
+        (_cut_transcript, False, "transcript: it ends after"),
+        (_empty_reply, False, "replay: the episode fails on its transcript"),
         (_flipped_check, True, "record: checks[0].passed"),
         (_edited_ledger, True, "record: ledger_json.end_reason"),
         (_edited_score, False, "score: score.value.dropped_todos"),
