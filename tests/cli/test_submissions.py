@@ -419,3 +419,23 @@ def test_a_row_that_cannot_be_replayed_has_its_stored_records_scored_again(run: 
     _edited_score(log.samples[0])
     (line,) = rescore_stored(log, "L0")
     assert line.startswith("rederive: L0 ") and "score.value.dropped_todos" in line
+
+
+def test_a_log_swapped_in_from_a_seed_one_run_fails_binding(
+    run: Path, submission: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's case as it happened: the same variant's log from a `--seed 1` run, under
+    the seed-0 log's name, its digest updated; the episodes in it are honest, so only the
+    binding of its header to the run can catch it."""
+    other = tmp_path / "seed1"
+    command = [sys.executable, "-m", "harness.cli", "run", "--model", "sim/sloppy", "--seed", "1"]
+    command += ["--scenarios", "excel_export,main_and_test", "--epochs", "1"]
+    command += ["--variants", "L0", "--out", str(other), "--display", "none"]
+    subprocess.run(command, check=True, capture_output=True, cwd=ROOT, timeout=300)
+    (theirs,) = (other / "logs").glob("L0*/*.eval")
+    (ours,) = (submission / "logs").glob("L0*/*.eval")
+    shutil.copyfile(theirs, ours)
+    redigest(submission)
+    code, lines = verify(submission, capsys)
+    assert code == 2 and fired(lines) == {"binding"}, lines
+    assert any("its seed is 1, run.json and the manifest say 0" in line for line in lines)
