@@ -95,7 +95,7 @@ def _bounds(parser: argparse.ArgumentParser) -> None:
     ):
         default = getattr(DEFAULT, flag.removeprefix("--").replace("-", "_"))
         bounds.add_argument(
-            flag, type=_positive(kind), default=default, help=f"{what} (default {default:g})"
+            flag, type=_positive(kind), default=default, help=f"{what} (default {default})"
         )
 
 
