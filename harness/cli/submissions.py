@@ -59,9 +59,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return 2
     checked = "schema, digests, versions, scenario hash"
     if found.manifest is not None and found.manifest.logs_included:
+        rows = ", ".join(found.rederived) or "no row"
         checked += (
-            ", every log bound to the run, every episode re-derived from its transcript, the "
-            "summary from the re-derived scores"
+            f", every log bound to the run, every episode of {rows} re-derived from its "
+            "transcript, the summary from the logs' scores"
         )
     left = f"; not checked: {'; '.join(found.unchecked)}" if found.unchecked else ""
     print(f"{args.submission}: OK ({checked}){left}")

@@ -257,6 +257,8 @@ class Checked(BaseModel):
     manifest: Manifest | None = None
     summary: Summary | None = None
     record: RunRecord | None = None
+    #: the rows (variants) whose every episode was re-derived from its transcript
+    rederived: list[str] = Field(default_factory=list)
 
 
 def check(folder: Path, limits: Limits = DEFAULT) -> Checked:

@@ -89,9 +89,11 @@ def _episodes(name: str, where: str, found: Checked) -> list[str]:
         summaries = read_eval_log_sample_summaries(name)
     except Exception as error:  # inspect's reader: any damage is one line
         return [f"logs: {where} is not a readable log ({type(error).__name__})"]
+    variant = str((log.eval.task_args or {}).get("variant"))
     if task_args(log) is not None:
+        if variant not in found.rederived:
+            found.rederived.append(variant)
         return rederive(log, summaries, where)
-    variant = (log.eval.task_args or {}).get("variant")
     found.unchecked.append(
         f"{variant} ({where}): its stored records were scored again, not re-derived from the "
         "transcript (a shipping CLI's row: the ledger, outcome checks and final files are "

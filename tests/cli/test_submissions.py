@@ -75,7 +75,8 @@ def test_a_good_submission_verifies_with_every_check_and_one_ok_line(
     assert code == 0 and len(lines) == 1
     assert lines[0].startswith(
         "OK (schema, digests, versions, scenario hash, every log bound to the run, every episode "
-        "re-derived from its transcript, the summary from the re-derived scores)"
+        "of L0-rewrite, L3-granular re-derived from its transcript, the summary from the logs' "
+        "scores)"
     )
     manifest = Manifest.model_validate_json((submission / "submission.json").read_text())
     assert manifest.who == "tester" and manifest.episodes == 4 and manifest.versions.task_version

@@ -3,6 +3,7 @@ anything past the bound is written or opened; a submission within them still ver
 
 from __future__ import annotations
 
+import io
 import os
 import tarfile
 import zipfile
@@ -77,6 +78,18 @@ def test_a_tar_with_a_link_member_is_refused(
         member.type, member.linkname = tarfile.SYMTYPE, "/dev/zero"
         packed.addfile(member)
     assert "member sub/logs/zero is a link or a special file" in refused(archive, capsys)
+
+
+def test_a_tar_with_too_many_members_is_refused_as_it_streams(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    archive = tmp_path / "many.tar.gz"
+    with tarfile.open(archive, "w:gz") as packed:
+        for index in range(20):
+            member = tarfile.TarInfo(f"sub/file{index}")
+            packed.addfile(member, io.BytesIO(b""))
+    line = refused(archive, capsys, "--max-members", "10")
+    assert "more than 10 archive members (--max-members raises it)" in line
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero", "loop", "folder-outside"])
