@@ -20,6 +20,11 @@ private inspect module).
   before each Codex CLI run inspect-swe fetches that release's model catalog from
   raw.githubusercontent.com unless its cache holds one; the episode puts inspect-swe's own
   bundled snapshot there (in the episode's HOME), so a run tries no connection but the bridge.
+- `outside_a_sample` (`inspect_ai.model._model.init_active_model`,
+  `inspect_ai.log._transcript.init_transcript`): `todo-bench verify` re-runs a solver on a
+  recorded transcript outside any eval (an eval would write logs and build the log's model); the
+  loop asks `get_model()` for the active model and records into `transcript()`, and inspect sets
+  both only inside its own sample runner.
 - `quiet_bridge_warning` (the logger of `inspect_ai.agent._bridge.sandbox.service`): the bridge
   logs an exception raised in its filter as a warning with a full traceback before it forwards
   the error to the CLI; an episode raises one on purpose to stop the CLI (a user turn, the
@@ -41,6 +46,7 @@ from inspect_ai.model import ModelCall
 
 __all__ = [
     "ActiveSample",
+    "outside_a_sample",
     "active_samples",
     "alias_registered",
     "sample_active",
@@ -71,6 +77,24 @@ def without_provider_imports(skip: bool) -> Iterator[None]:
     finally:
         for flag, value in saved.items():
             setattr(internal, flag, value)
+
+
+@contextmanager
+def outside_a_sample(model: Any) -> Iterator[Any]:
+    """While open, `get_model()` is `model` and `transcript()` a fresh one (yielded), as inside
+    a sample of an eval; both are restored after."""
+    from inspect_ai.log._transcript import Transcript, init_transcript, transcript
+    from inspect_ai.model._model import active_model_context_var
+
+    saved_model = active_model_context_var.set(model)
+    saved = transcript()
+    fresh = Transcript()
+    init_transcript(fresh)
+    try:
+        yield fresh
+    finally:
+        init_transcript(saved)
+        active_model_context_var.reset(saved_model)
 
 
 def tolerate_set_response(serializable: Callable[[Any], Any]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -41,16 +42,28 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from harness.results.intake import Limits
     from harness.run.verify import verify
 
-    found = verify(Path(args.submission))
+    limits = Limits(
+        max_members=args.max_members,
+        max_bytes=args.max_bytes,
+        max_ratio=args.max_ratio,
+        max_json_bytes=args.max_json_bytes,
+        max_json_depth=args.max_json_depth,
+    )
+    found = verify(Path(args.submission), limits)
     for problem in found.problems:
         print(f"{args.submission}: {problem}")
     if found.problems:
         return 2
     checked = "schema, digests, versions, scenario hash"
     if found.manifest is not None and found.manifest.logs_included:
-        checked += ", the summary rescored from the logs"
+        rows = ", ".join(found.rederived) or "no row"
+        checked += (
+            f", every log bound to the run, every episode of {rows} re-derived from its "
+            "transcript, the summary from the logs' scores"
+        )
     left = f"; not checked: {'; '.join(found.unchecked)}" if found.unchecked else ""
     print(f"{args.submission}: OK ({checked}){left}")
     return 0
@@ -67,6 +80,37 @@ def cmd_site(args: argparse.Namespace) -> int:
     )
     print(f"{args.out}: {len(pages)} pages (open {Path(args.out) / 'index.html'})")
     return 0
+
+
+def _bounds(parser: argparse.ArgumentParser) -> None:
+    """The flags that raise what reading one submission may cost (defaults: `Limits`)."""
+    from harness.results.intake import DEFAULT
+
+    bounds = parser.add_argument_group("bounds (what reading a submission may cost)")
+    for flag, kind, what in (
+        ("--max-members", int, "files and folders in the archive or folder"),
+        ("--max-bytes", int, "bytes of its files, expanded"),
+        ("--max-ratio", float, "an archive's expanded size over its size"),
+        ("--max-json-bytes", int, "bytes of one JSON file"),
+        ("--max-json-depth", int, "nesting levels of one JSON file"),
+    ):
+        default = getattr(DEFAULT, flag.removeprefix("--").replace("-", "_"))
+        bounds.add_argument(
+            flag, type=_positive(kind), default=default, help=f"{what} (default {default})"
+        )
+
+
+def _positive(kind: type[int] | type[float]) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{text} is below 1")
+        return value
+
+    return parse
 
 
 def _when(text: str) -> datetime:
@@ -119,6 +163,7 @@ def add(sub: Commands) -> None:
         "gives the summary. What it could not check is said on the OK line.",
     )
     ver.add_argument("submission", help="a submission folder, .zip or .tar.gz")
+    _bounds(ver)
     ver.set_defaults(func=cmd_verify)
 
     site = sub.add_parser(

@@ -24,6 +24,15 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import AwareDatetime, BaseModel, Field, ValidationError, field_validator
 
 from harness.errors import UsageError
+from harness.results.intake import (
+    DEFAULT,
+    Limits,
+    copy_regular,
+    extract_tar,
+    extract_zip,
+    json_text,
+    regular_files,
+)
 from harness.results.summary import RunRecord, Summary, read_summary
 from harness.versions import SIM_VERSION, TASK_VERSION
 
@@ -109,14 +118,14 @@ def total_cost(summary: Summary) -> float | None:
     return round(sum(v.cost_usd.mean * v.episodes for v in priced if v.cost_usd), 6)
 
 
-def log_files(logs: Path) -> list[LogFile]:
-    """Every file under a logs folder, in path order."""
-    if not logs.is_dir():
+def log_files(logs: Path, limits: Limits = DEFAULT) -> list[LogFile]:
+    """Every file under a logs folder, in path order; anything but a regular file inside it
+    (a symlink, a FIFO, a device) is refused in one line before it is opened."""
+    if not logs.is_dir() or logs.is_symlink():
         return []
     return [
         LogFile(path=p.relative_to(logs).as_posix(), sha256=sha256(p), bytes=p.stat().st_size)
-        for p in sorted(logs.rglob("*"))
-        if p.is_file()
+        for p in regular_files(logs, limits)
     ]
 
 
@@ -172,22 +181,32 @@ def _first(error: Exception) -> str:
 
 
 def write(run: Path, out: Path, manifest: Manifest) -> Path:
-    """The submission folder (or archive, by `out`'s suffix) of a run; returns its path."""
+    """The submission folder (or archive, by `out`'s suffix) of a run; returns its path. It is
+    made in a scratch folder beside `out` and renamed into place, so a failure leaves nothing
+    (and a retry finds no half-written submission in its way)."""
     archive = next((s for s in ARCHIVES if out.name.endswith(s)), None)
-    if out.exists():
+    if out.exists() or out.is_symlink():
         raise UsageError(f"--out {out}: already exists; a submission is never written over")
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch) / out.name.removesuffix(archive or "") if archive else out
-        folder.mkdir(parents=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        folder = scratch / out.name.removesuffix(archive or "")
+        folder.mkdir()
         shutil.copyfile(run / SUMMARY, folder / SUMMARY)
         if RECORD in manifest.files:
             shutil.copyfile(run / RECORD, folder / RECORD)
         if manifest.logs_included:
-            shutil.copytree(run / LOGS, folder / LOGS)
+            logs = run / LOGS
+            copy_regular(regular_files(logs, DEFAULT), logs, folder / LOGS)
         text = manifest.model_dump_json(indent=2) + "\n"
         (folder / MANIFEST).write_text(text, encoding="utf-8")
+        made = folder
         if archive is not None:
-            _pack(folder, out)
+            made = scratch / out.name
+            _pack(folder, made)
+        made.rename(out)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return out
 
 
@@ -205,10 +224,12 @@ def _pack(folder: Path, out: Path) -> None:
 
 
 @contextmanager
-def opened(path: Path) -> Iterator[Path]:
-    """A submission's folder: the folder itself, or an archive unpacked into a scratch folder
-    (members outside it, links and devices refused)."""
+def opened(path: Path, limits: Limits = DEFAULT) -> Iterator[Path]:
+    """A submission's folder: the folder itself (only regular files inside it), or an archive
+    unpacked within the bounds into a scratch folder that is always removed (members outside
+    it, links and devices refused)."""
     if path.is_dir():
+        regular_files(path, limits)
         yield path
         return
     if not path.is_file() or not path.name.endswith(ARCHIVES):
@@ -216,15 +237,10 @@ def opened(path: Path) -> Iterator[Path]:
     with tempfile.TemporaryDirectory() as scratch:
         try:
             if path.name.endswith(".zip"):
-                with zipfile.ZipFile(path) as archive:
-                    for name in archive.namelist():
-                        if name.startswith("/") or ".." in Path(name).parts:
-                            raise UsageError(f"{path}: member {name} leaves the archive")
-                    archive.extractall(scratch)
+                extract_zip(path, Path(scratch), limits)
             else:
-                with tarfile.open(path, "r:gz") as packed:
-                    packed.extractall(scratch, filter="data")
-        except (OSError, zipfile.BadZipFile, tarfile.TarError) as error:
+                extract_tar(path, Path(scratch), limits)
+        except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as error:
             raise UsageError(f"{path}: not a readable archive ({_first(error)})") from error
         found = [p.parent for p in Path(scratch).rglob(MANIFEST)]
         if len(found) != 1:
@@ -240,21 +256,25 @@ class Checked(BaseModel):
     unchecked: list[str] = Field(default_factory=list)
     manifest: Manifest | None = None
     summary: Summary | None = None
+    record: RunRecord | None = None
+    #: the rows (variants) whose every episode was re-derived from its transcript
+    rederived: list[str] = Field(default_factory=list)
 
 
-def check(folder: Path) -> Checked:
+def check(folder: Path, limits: Limits = DEFAULT) -> Checked:
     """Every check that needs no rescoring: schema, file digests, the manifest against the
-    summary, versions, the scenario set's hash, the logs' digests."""
+    summary, versions, the scenario set's hash, the logs' digests. A JSON file beyond the
+    bounds is refused unread (UsageError)."""
     found = Checked()
-    found.manifest = _read(folder / MANIFEST, found.problems, Manifest.model_validate_json)
+    found.manifest = _read(folder / MANIFEST, found.problems, Manifest.model_validate_json, limits)
     found.summary = _read(
-        folder / SUMMARY, found.problems, lambda _: read_summary(folder / SUMMARY)
+        folder / SUMMARY, found.problems, lambda _: read_summary(folder / SUMMARY), limits
     )
     if found.manifest is None:
         return found
     manifest = found.manifest
     if RECORD in manifest.files:
-        _read(folder / RECORD, found.problems, RunRecord.model_validate_json)
+        found.record = _read(folder / RECORD, found.problems, RunRecord.model_validate_json, limits)
     for name in (SUMMARY, RECORD):
         if name not in manifest.files and (name == SUMMARY or (folder / name).is_file()):
             found.problems.append(f"digest: the manifest lists no sha256 for {name}")
@@ -265,17 +285,17 @@ def check(folder: Path) -> Checked:
         found.problems += _disagreements(manifest, found.summary)
         found.problems += versions(found.summary)
         found.problems += _scenarios(found.summary)
-    found.problems += _logs(folder, manifest, found.unchecked)
+    found.problems += _logs(folder, manifest, found.unchecked, limits)
     return found
 
 
-def _read(path: Path, problems: list[str], parse: Callable[[str], T]) -> T | None:
+def _read(path: Path, problems: list[str], parse: Callable[[str], T], limits: Limits) -> T | None:
     """A file parsed by its model, or None with a `schema:` problem said."""
     if not path.is_file():
         problems.append(f"schema: {path.name} is missing")
         return None
     try:
-        return parse(path.read_text(encoding="utf-8"))
+        return parse(json_text(path, limits))
     except (OSError, ValueError) as error:
         problems.append(f"schema: {path.name} does not follow its schema ({_first(error)})")
         return None
@@ -338,7 +358,7 @@ def _scenarios(summary: Summary) -> list[str]:
     return []
 
 
-def _logs(folder: Path, manifest: Manifest, unchecked: list[str]) -> list[str]:
+def _logs(folder: Path, manifest: Manifest, unchecked: list[str], limits: Limits) -> list[str]:
     """Included logs against their listed digests; without them, what cannot be checked."""
     if RECORD not in manifest.files:
         unchecked.append(f"no {RECORD} (a folder of published results, not a run folder)")
@@ -347,7 +367,7 @@ def _logs(folder: Path, manifest: Manifest, unchecked: list[str]) -> list[str]:
         unchecked.append(f"logs not included ({count}): the numbers were not recomputed")
         return []
     listed = {log.path: log.sha256 for log in manifest.logs}
-    present = {log.path: log.sha256 for log in log_files(folder / LOGS)}
+    present = {log.path: log.sha256 for log in log_files(folder / LOGS, limits)}
     problems = [f"logs: {path} is missing" for path in sorted(listed.keys() - present.keys())]
     problems += [
         f"logs: {path} is not listed in the manifest"

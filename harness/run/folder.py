@@ -215,10 +215,7 @@ class RunFolder:
         from inspect_ai import score as inspect_score
         from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
 
-        from harness.results.report import read_run, summarize
-        from harness.results.summary import price_for
         from harness.scoring.scorer import todo_scorer
-        from harness.versions import TASK_VERSION
 
         record = self.record()
         logs = list_eval_logs(self.logs, recursive=True)
@@ -233,20 +230,29 @@ class RunFolder:
                 continue  # an unfinished variant: resume the run, then re-score
             rescored = inspect_score(log, [todo_scorer()], action="overwrite", display="none")
             write_eval_log(rescored, info.name)
-        results, problems = read_run(self.logs)
-        if not results:
-            raise UsageError(f"{self.path}: no successful logs to summarize")
-        summary = summarize(
-            results,
-            seed=record.seed,
-            # the price the run was made with (a run.json from before 2026-12-04 has none)
-            price=record.price if record.priced else price_for(record.model),
-            provenance=record.provenance.model_copy(update={"task_version": TASK_VERSION}),
-            problems=problems,
-            expected=record.variants,
-        )
-        return summary, len(logs)
+        return summary_of_logs(self.logs, record, self.path), len(logs)
 
     def publish(self, summary: Summary) -> str:
         """The run's own summary.json and markdown board; returns the board."""
         return publish_run(summary, self.path)
+
+
+def summary_of_logs(logs: str, record: RunRecord, where: str) -> Summary:
+    """The summary of a run's logs as they are scored, priced as the run was (`rescore` after
+    scoring them again; `verify` once every score is re-derived)."""
+    from harness.results.report import read_run, summarize
+    from harness.results.summary import price_for
+    from harness.versions import TASK_VERSION
+
+    results, problems = read_run(logs)
+    if not results:
+        raise UsageError(f"{where}: no successful logs to summarize")
+    return summarize(
+        results,
+        seed=record.seed,
+        # the price the run was made with (a run.json from before 2026-12-04 has none)
+        price=record.price if record.priced else price_for(record.model),
+        provenance=record.provenance.model_copy(update={"task_version": TASK_VERSION}),
+        problems=problems,
+        expected=record.variants,
+    )

@@ -1,91 +1,120 @@
 """`todo-bench verify`: a submission checked without trusting it. The checks that read files
-are `harness.results.submission.check`'s; this adds the one that needs the run wing: the
-included logs re-scored with this code's scorer (`RunFolder.rescore`, on a scratch copy) must
-give the submitted summary."""
+are `harness.results.submission.check`'s (within `harness.results.intake`'s bounds); with the
+logs included this adds the ones that need the run wing: every log's header bound to run.json
+and the manifest (`harness.results.binding`), every episode re-derived from its transcript
+(`harness.run.rederive`), and the summary of the logs, whose every score is then a re-derived
+one, against the submitted summary. No model of the logs is built, so no key or network is
+needed."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
+from inspect_ai.log import (
+    EvalLog,
+    list_eval_logs,
+    read_eval_log,
+    read_eval_log_sample_summaries,
+)
+
 from harness.errors import UsageError
+from harness.results.binding import EVAL_SET, bound
+from harness.results.differences import differences
+from harness.results.intake import DEFAULT, Limits, check_zip, json_text
 from harness.results.submission import LOGS, RECORD, Checked, check, opened
-from harness.results.summary import Summary
-from harness.run.folder import RunFolder
+from harness.results.summary import RunRecord, Summary
+from harness.run.folder import summary_of_logs
+from harness.run.rederive import rederive, rescore_stored, task_args
 
 #: fields that differ this many at most are named in the problem line
 NAMED = 3
-#: a differing value is shown up to this many characters
-SHORT = 40
 
 
-def verify(path: Path) -> Checked:
-    """Every check of a submission (a folder or archive); rescoring only where the logs are
+def verify(path: Path, limits: Limits = DEFAULT) -> Checked:
+    """Every check of a submission (a folder or archive); the logs' checks only where they are
     included and every other check held (a summary of another version cannot match)."""
-    with opened(path) as folder:
-        found = check(folder)
+    with opened(path, limits) as folder:
+        found = check(folder, limits)
         manifest, summary = found.manifest, found.summary
         if manifest is None or summary is None or not manifest.logs_included or found.problems:
             if manifest is not None and manifest.logs_included and found.problems:
-                found.unchecked.append("rescoring the logs: left until the problems above go")
+                found.unchecked.append("the logs: left until the problems above go")
             return found
-        found.problems += _rescored(folder, summary)
+        if found.record is None:
+            found.problems.append(f"rescore: the logs are included without the {RECORD} it needs")
+            return found
+        found.problems += _logs(folder, found, found.record, limits)
+        if not found.problems:
+            found.problems += _rescored(folder, summary, found.record)
     return found
 
 
-def _rescored(folder: Path, summary: Summary) -> list[str]:
-    """The summary against what rescoring the included logs gives, field by field."""
-    if not (folder / RECORD).is_file():
-        return [f"rescore: the logs are included without the {RECORD} that rescoring needs"]
-    with tempfile.TemporaryDirectory() as scratch:
-        shutil.copyfile(folder / RECORD, Path(scratch) / RECORD)
-        shutil.copytree(folder / LOGS, Path(scratch) / LOGS)
+def _logs(folder: Path, found: Checked, record: RunRecord, limits: Limits) -> list[str]:
+    """The headers bound to the run, then every successful log's episodes re-derived."""
+    assert found.manifest is not None
+    logs: dict[str, EvalLog] = {}
+    problems: list[str] = []
+    root = folder / LOGS
+    names = {}
+    for info in list_eval_logs(str(root), recursive=True):
+        file = Path(info.name.removeprefix("file://"))
+        where = file.relative_to(root).as_posix()
         try:
-            rescored, _ = RunFolder(scratch).rescore()
+            if file.suffix == ".eval":
+                check_zip(file, limits)  # a log is an archive too: its bounds before inspect
+            else:
+                json_text(file, limits)  # a JSON log: its size and depth before inspect parses
+            logs[where] = read_eval_log(str(file), header_only=True)
+            names[where] = str(file)
         except UsageError as error:
-            return [f"rescore: {str(error).replace(scratch, 'the submission')}"]
+            problems.append(f"logs: {str(error).replace(str(root), 'logs')}")
+        except Exception as error:  # inspect's reader: any damage is one line
+            problems.append(f"logs: logs/{where} is not a readable log ({type(error).__name__})")
+    sets = {
+        p.parent.relative_to(root).as_posix(): json_text(p, limits) for p in root.rglob(EVAL_SET)
+    }
+    problems += bound(logs, sets, record, found.manifest)
+    for where, header in sorted(logs.items()):
+        if header.status != "success":
+            continue
+        problems += _episodes(names[where], f"logs/{where}", found)
+    return problems
+
+
+def _episodes(name: str, where: str, found: Checked) -> list[str]:
+    """One log's episodes: replayed (a harness-loop row) or their stored records scored again
+    (a row this code cannot replay: said on the OK line)."""
+    try:
+        log = read_eval_log(name, resolve_attachments=True)
+        summaries = read_eval_log_sample_summaries(name)
+    except Exception as error:  # inspect's reader: any damage is one line
+        return [f"logs: {where} is not a readable log ({type(error).__name__})"]
+    variant = str((log.eval.task_args or {}).get("variant"))
+    if task_args(log) is not None:
+        if variant not in found.rederived:
+            found.rederived.append(variant)
+        return rederive(log, summaries, where)
+    found.unchecked.append(
+        f"{variant} ({where}): its stored records were scored again, not re-derived from the "
+        "transcript (a shipping CLI's row: the ledger, outcome checks and final files are "
+        "trusted)"
+    )
+    return rescore_stored(log, where)
+
+
+def _rescored(folder: Path, summary: Summary, record: RunRecord) -> list[str]:
+    """The submitted summary against the summary of the logs (each score re-derived above)."""
+    try:
+        derived = summary_of_logs(str(folder / LOGS), record, "the submission")
+    except UsageError as error:
+        return [f"rescore: {error}"]
     # a sequential run's looks are the run's, not the logs'; everything else must agree
-    submitted = summary.model_dump(exclude={"sequential"})
-    differs = _differences(submitted, rescored.model_dump(exclude={"sequential"}))
+    differs = differences(
+        summary.model_dump(exclude={"sequential"}), derived.model_dump(exclude={"sequential"})
+    )
     if not differs:
         return []
     named = "; ".join(differs[:NAMED]) + (
         f"; {len(differs) - NAMED} more" if len(differs) > NAMED else ""
     )
-    return [f"rescore: the summary is not what rescoring the logs gives ({named})"]
-
-
-def _differences(submitted: object, rescored: object, where: str = "") -> list[str]:
-    """`field: submitted, rescored` for every leaf that differs."""
-    if isinstance(submitted, dict) and isinstance(rescored, dict):
-        return [
-            line
-            for key in sorted(submitted.keys() | rescored.keys(), key=str)
-            for line in _differences(
-                submitted.get(key), rescored.get(key), f"{where}.{key}" if where else str(key)
-            )
-        ]
-    if (
-        isinstance(submitted, list)
-        and isinstance(rescored, list)
-        and len(submitted) == len(rescored)
-    ):
-        return [
-            line
-            for index, (a, b) in enumerate(zip(submitted, rescored, strict=True))
-            for line in _differences(a, b, f"{where}[{_label(a, index)}]")
-        ]
-    if submitted == rescored:
-        return []
-    return [f"{where}: {_short(submitted)} submitted, {_short(rescored)} rescored"]
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= SHORT else text[: SHORT - 3] + "..."
-
-
-def _label(item: object, index: int) -> str:
-    """A list item's name where it has one (a variant), else its index."""
-    return str(item.get("variant", index)) if isinstance(item, dict) else str(index)
+    return [f"rescore: the summary is not what the re-derived scores give ({named})"]
