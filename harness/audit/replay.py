@@ -32,6 +32,7 @@ from tabulate import tabulate
 from harness.audit.model import Change
 from harness.audit.score import READS, judge, pair
 from harness.models.sim import tokens
+from harness.products.catalog import PRODUCTS
 from harness.products.record import Event, Item, TodoState, UserMessage
 from harness.todo.base import MAX_ITEMS, STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.dialects import classic_names, to_product
@@ -237,15 +238,14 @@ def _send(
 
 
 #: the designs a replay compares: L4 sends L3's calls (injection and the gate act on prompts
-#: and endings, not on the list), so L3 stands for both
+#: and endings, not on the list), so L3 stands for both; then every shipping product's design
+#: (`harness/products/`) and inspect-ai's own tool
 DEFAULT = (
     "L0-rewrite",
     "L1-textlock",
     "L2-whitelist",
     "L3-granular",
-    "cc-todowrite",
-    "cc-tasks",
-    "codex-plan",
+    *dict.fromkeys(p.design for p in PRODUCTS.values()),
     "inspect-todo_write",
 )
 

@@ -62,7 +62,8 @@ ROWS = (
             kind="hooks",
             config=".codex/hooks.json",
             note="PreToolUse, PostToolUse, Stop, SessionStart, UserPromptSubmit, "
-            "PreCompact/PostCompact (on by default in recent releases)",
+            "PreCompact/PostCompact, as its docs say (the pinned binary names `hooks.json`; "
+            "what fires in `codex exec` not yet probed)",
         ),
         summary_request=("CONTEXT CHECKPOINT COMPACTION",),
         no_compaction="its headless `codex exec` has no compaction command (tried with "

@@ -69,9 +69,10 @@ ROWS = (
         record=f"$XDG_DATA_HOME/{STORE} (SQLite: a `part` row per piece of a message)",
         extension=Extension(
             kind="plugin",
-            config=".opencode/plugin/",
+            config=".opencode/plugins/",
             note="tool.execute.before (blocks a call by throwing), tool.execute.after, "
-            "session events including compaction",
+            "session events including compaction, as its docs say (the pinned binary loads "
+            "`{plugin,plugins}/*.{ts,js}`; what fires in `opencode run` not yet probed)",
         ),
         # both its forms: a first summary, and one that updates the last
         summary_request=("Here is the conversation so far:", "<conversation>"),

@@ -5,11 +5,13 @@ is the drift the products wing exists to end."""
 from __future__ import annotations
 
 import ast
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from harness.products.catalog import PRODUCTS
 from harness.products.product import CliProduct
+from harness.products.table import BEGIN, END, products_table
 from tests.helpers import ROOT
 
 HARNESS = ROOT / "harness"
@@ -101,3 +103,18 @@ def test_the_check_finds_a_tool_name_and_a_record_path_written_again(tmp_path: P
         "cli/claude-code-tasks's own folder '.claude/'",
         "cli/claude-code-tasks's extension config '.claude/settings.json'",
     ]
+
+
+def test_the_docs_table_of_products_is_the_one_the_code_renders() -> None:
+    docs = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
+    assert BEGIN in docs and END in docs
+    held = docs.split(BEGIN, 1)[1].split(END, 1)[0].strip()
+    assert held == products_table(), "docs/agents.md: rerun python -m harness.products.table"
+
+
+def test_make_agents_pins_exactly_the_declared_versions() -> None:
+    """scripts/agents/package.json is npm's copy of the pins (npm reads no Python): it must say
+    what the product modules say, package for package."""
+    pinned = json.loads((ROOT / "scripts" / "agents" / "package.json").read_text(encoding="utf-8"))
+    declared = {p.package: p.version for p in PRODUCTS.values()}
+    assert pinned["dependencies"] == declared
