@@ -61,3 +61,8 @@ def context(event: str, text: str) -> Answer:
 def block(reason: str) -> Answer:
     """Stop: the agent does not stop; the model reads `reason` and goes on."""
     return {"decision": "block", "reason": reason}
+
+
+def warn(message: str) -> Answer:
+    """Any event: the action goes ahead; the user is shown `message`."""
+    return {"systemMessage": message}
