@@ -143,3 +143,28 @@ def test_the_defaults_bound_a_silent_provider() -> None:
 
     args = build_parser().parse_args(["run", "--model", "openai-api/local/m"])
     assert args.timeout <= 180 and args.silence_limit <= 300
+
+
+def test_a_silent_server_stops_the_run_at_the_limit_across_timed_out_requests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each request times out (--timeout 5) before the limit, its episodes end in error and
+    inspect's eval-set retries start them again (three attempts, about 20 s): the silence still
+    counts from the last reply, so the run stops at the limit (691d616 restarted the count at
+    every episode's end and ran all attempts: 662 s with the defaults)."""
+    for url in _silent():
+        monkeypatch.setenv("LOCAL_BASE_URL", url)
+        monkeypatch.setenv("LOCAL_API_KEY", "x")
+        started = time.monotonic()
+        code = main(
+            ["run", "--model", "openai-api/local/silent-retries", "--variants", "L3-granular"]
+            + ["--scenarios", "main_and_test,excel_export", "--epochs", "2", "--timeout", "5"]
+            + ["--max-retries", "0", "--silence-limit", "12", "--out", str(tmp_path / "r")]
+            + ["--display", "none"]
+        )
+        elapsed = time.monotonic() - started
+    assert code == 1
+    assert elapsed < 12 + 15, elapsed
+    err = capsys.readouterr().err
+    assert "silent-retries answered nothing for 12 s (--silence-limit 12)" in err, err
+    assert "Traceback" not in err
