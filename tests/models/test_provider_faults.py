@@ -67,6 +67,30 @@ def _silent() -> Iterator[str]:
             connection.close()
 
 
+class Truncated(Faulty):
+    """A 200 whose body stops half-way: the length promised, half of it sent, then closed."""
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = b'{"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message"'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body) * 2))
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+        self.close_connection = True
+
+
+def _truncated() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Truncated)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+
+
 def _closed() -> Iterator[str]:
     probe = socket.socket()
     probe.bind(("127.0.0.1", 0))
@@ -167,4 +191,26 @@ def test_a_silent_server_stops_the_run_at_the_limit_across_timed_out_requests(
     assert elapsed < 12 + 15, elapsed
     err = capsys.readouterr().err
     assert "silent-retries answered nothing for 12 s (--silence-limit 12)" in err, err
+    assert "Traceback" not in err
+
+
+def test_a_truncated_200_is_named_a_truncated_response(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 200 whose body stops half-way: the SDK raises a connection error, whose chained cause
+    in the log's traceback says the body was cut off (691d616: "cannot connect to the model
+    server"). One attempt: retries that outlast --timeout end as a timeout instead."""
+    for url in _truncated():
+        monkeypatch.setenv("LOCAL_BASE_URL", url)
+        monkeypatch.setenv("LOCAL_API_KEY", "x")
+        code = main(
+            ["run", "--model", "openai-api/local/truncated", "--variants", "L3-granular"]
+            + ["--scenarios", "main_and_test", "--epochs", "1", "--retry-attempts", "0"]
+            + ["--timeout", "20", "--max-retries", "0", "--out", str(tmp_path / "r")]
+            + ["--display", "none"]
+        )
+    assert code == 1
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if x.startswith("todo-bench: L3-granular: log error")]
+    assert "the model server's response was cut off (a truncated response" in line, line
     assert "Traceback" not in err
