@@ -21,8 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.errors import UsageError
 from harness.results.outputs import publish_set
 from harness.results.summary import Summary, TaskResult
-from harness.run import heap
-from harness.run.executors import Silenced, executor_for
+from harness.run import heap, preflight
+from harness.run.executors import RunStopped, executor_for
 from harness.run.folder import CpuPhases, RunFolder, RunRecord, Timing
 from harness.run.options import OWN_DISPLAY, RunOptions
 from harness.run.prepare import Prepared, prepare
@@ -63,6 +63,7 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
     if plan.until_decided:
         raise UsageError("until_decided: a sequential plan; run it with run_sequential")
     ready = prepare(plan)
+    preflight.check_home()
     folder = RunFolder.open(plan.out, ready.run_id, fresh=plan.fresh)
     if plan.publish is not None:
         folder.check_publish(plan.publish)
@@ -76,11 +77,16 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         started, cpu_before = time.monotonic(), _cpu()
         try:
             success = executor_for(plan, say).run(run_plan, folder)
-        except Silenced as silence:
-            return _result(folder, None, False, time.monotonic() - started, [str(silence)])
+        except RunStopped as stopped:  # silence, a full disk: one line, resumable
+            return _result(folder, None, False, time.monotonic() - started, [str(stopped)])
         elapsed, cpu_episodes = time.monotonic() - started, _cpu()
         results, problems = read_run(folder.logs, warn=say)
         expected = {label: ready.planned(label) * plan.epochs for label in ready.labels}
+        # inspect may swallow a log write's ENOSPC and leave the log "started": ask the disk
+        done, total = sum(len(r.episodes) for r in results), sum(expected.values())
+        full = None if success else preflight.disk_full_line(folder.path, done, total)
+        if full is not None:
+            return _result(folder, None, False, elapsed, [full])
         problems += _missing_episodes(results, expected)
         if not results:
             return _result(folder, None, False, elapsed, problems)
@@ -92,7 +98,13 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
             problems=problems,
             expected=ready.labels,
         )
-        folder.publish(summary)  # the run's own folder, and nothing else unless asked
+        try:
+            folder.publish(summary)  # the run's own folder, and nothing else unless asked
+        except OSError as error:
+            if not preflight.is_disk_full(error):
+                raise
+            line = preflight.disk_full(folder.path, done, total)
+            return _result(folder, None, False, elapsed, [line])
         complete = success and summary.complete
         _publish_set(plan, summary, complete, say)
         phases = CpuPhases(
