@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,7 @@ def test_the_disk_full_line_names_the_path_the_space_free_and_needed(tmp_path: P
 
 
 @pytest.fixture
-def small_disk(tmp_path: Path) -> Path:
+def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 150 KB tmpfs (root only; skipped where mounting is not allowed)."""
     disk = tmp_path / "disk"
     disk.mkdir()
