@@ -29,13 +29,13 @@ def main(argv: list[str] | None = None) -> int:
         from harness.hooks.dispatch import handle
         from harness.hooks.fixes import FixError, parse_fixes
         from harness.hooks.overrun import overrun
-        from harness.hooks.protocol import HookInput
+        from harness.hooks.protocol import read_input
         from harness.hooks.state import session_state
 
         if len(args) != 1:
             raise FixError("usage: todo-bench-hook FIX[,FIX...] (the event's JSON on stdin)")
         fixes = parse_fixes(args[0])
-        payload = HookInput.model_validate_json(sys.stdin.buffer.read())
+        payload = read_input(sys.stdin.buffer.read())
         session, event = payload.session_id, payload.hook_event_name
         # a subagent's list is not in the session's transcript: it starts from its own calls
         transcript = "" if payload.agent_id else payload.transcript_path
