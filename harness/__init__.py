@@ -1,7 +1,8 @@
 """todo-bench: how LLM agents corrupt their own task lists, measured from state.
 
 The package is grouped into wings (the README's "Layout" is the map) over a ground floor of
-single modules (errors, matcher, metrics, paths, progress, storage, tokens, versions, and the
+single modules (errors, filekind, matcher, metrics, paths, ports, progress, storage, tokens,
+versions, and the
 private _face and _inspect_private): `suite` (scenarios), `todo` (designs), `episode` (the agent
 loop and its gate), `sessions` (products' session records), `hooks` (the seed's fixes as Claude
 Code hooks), `scoring`, `models` (the simulated agent, providers), `audit` (real sessions),

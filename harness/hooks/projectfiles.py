@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from harness.filekind import not_regular
+from harness.filekind import read_regular
 from harness.hooks.settings import SettingsError
 
 #: a settings file or install record larger than this is refused, not read
@@ -71,13 +71,7 @@ def read_text(path: Path) -> str | None:
     except OSError as error:
         raise SettingsError(f"{path}: cannot read ({_why(error)}); left untouched") from error
     try:
-        kind = not_regular(os.stat(path).st_mode)  # links followed: the file they name
-        if kind is None:
-            # non-blocking, so a file swapped for a fifo since the stat cannot hang the open
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-            with os.fdopen(fd, "rb") as handle:
-                kind = not_regular(os.fstat(handle.fileno()).st_mode)
-                raw = b"" if kind else handle.read(MAX_BYTES + 1)
+        kind, raw = read_regular(path, MAX_BYTES)
     except FileNotFoundError as error:  # lstat saw it: a link to nothing
         link = os.readlink(path)
         raise SettingsError(

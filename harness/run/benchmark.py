@@ -82,10 +82,7 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         elapsed, cpu_episodes = time.monotonic() - started, _cpu()
         results, problems = read_run(folder.logs, warn=say)
         expected = {label: ready.planned(label) * plan.epochs for label in ready.labels}
-        # inspect may swallow a log write's ENOSPC and leave the log "started": ask the disk
-        done, total = sum(len(r.episodes) for r in results), sum(expected.values())
-        full = None if success else preflight.disk_full_line(folder.path, done, total)
-        if full is not None:
+        if not success and (full := preflight.disk_full_line(folder.path, results, expected)):
             return _result(folder, None, False, elapsed, [full])
         problems += _missing_episodes(results, expected)
         if not results:
@@ -98,22 +95,23 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
             problems=problems,
             expected=ready.labels,
         )
-        try:
-            folder.publish(summary)  # the run's own folder, and nothing else unless asked
-        except OSError as error:
-            if not preflight.is_disk_full(error):
-                raise
-            line = preflight.disk_full(folder.path, done, total)
-            return _result(folder, None, False, elapsed, [line])
+        # the run's own folder, and nothing else unless asked
+        if unwritten := preflight.published(folder, summary, results, expected):
+            return _result(folder, None, False, elapsed, unwritten)
         complete = success and summary.complete
         _publish_set(plan, summary, complete, say)
-        phases = CpuPhases(
-            before_episodes=round(cpu_before, 2),
-            episodes=round(cpu_episodes - cpu_before, 2),
-            after_episodes=round(_cpu() - cpu_episodes, 2),
-        )
-        folder.write_timing(Timing(wall_seconds=round(elapsed, 1), cpu_seconds=phases))
+        folder.write_timing(_timing(elapsed, cpu_before, cpu_episodes))
         return _result(folder, summary, complete, elapsed, list(summary.problems))
+
+
+def _timing(elapsed: float, cpu_before: float, cpu_episodes: float) -> Timing:
+    """The run's wall time and its CPU seconds before, during and after the episodes."""
+    phases = CpuPhases(
+        before_episodes=round(cpu_before, 2),
+        episodes=round(cpu_episodes - cpu_before, 2),
+        after_episodes=round(_cpu() - cpu_episodes, 2),
+    )
+    return Timing(wall_seconds=round(elapsed, 1), cpu_seconds=phases)
 
 
 def run_record(plan: RunOptions, ready: Prepared) -> RunRecord:

@@ -8,9 +8,12 @@ import errno
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from harness.errors import UsageError
+from harness.results.summary import Summary, TaskResult
+from harness.run.folder import RunFolder
 
 
 def check_home() -> None:
@@ -49,8 +52,11 @@ def is_disk_full(error: BaseException) -> bool:
 PROBE_BYTES = 64 * 1024
 
 
-def disk_full_line(folder: str, done: int, total: int) -> str | None:
-    """The disk-full line if `folder` cannot take PROBE_BYTES more now, else None."""
+def disk_full_line(
+    folder: str, results: Sequence[TaskResult], expected: Mapping[str, int]
+) -> str | None:
+    """The disk-full line if `folder` cannot take PROBE_BYTES more now, else None (for a run
+    that failed: inspect may swallow a log write's ENOSPC and leave the log "started")."""
     if not Path(folder).is_dir():
         return None
     try:
@@ -60,8 +66,26 @@ def disk_full_line(folder: str, done: int, total: int) -> str | None:
             os.fsync(probe.fileno())
     except OSError as error:
         if error.errno in (errno.ENOSPC, errno.EDQUOT):
-            return disk_full(folder, done, total)
+            return disk_full(folder, _done(results), sum(expected.values()))
     return None
+
+
+def published(
+    folder: RunFolder, summary: Summary, results: Sequence[TaskResult], expected: Mapping[str, int]
+) -> list[str]:
+    """Publish the summary into the run's folder; [] when done, else the disk-full line (any
+    other failure is raised)."""
+    try:
+        folder.publish(summary)
+    except OSError as error:
+        if not is_disk_full(error):
+            raise
+        return [disk_full(folder.path, _done(results), sum(expected.values()))]
+    return []
+
+
+def _done(results: Sequence[TaskResult]) -> int:
+    return sum(len(result.episodes) for result in results)
 
 
 def disk_full(folder: str, done: int, total: int) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -22,7 +21,7 @@ from pydantic import (
 )
 
 from harness import PACKAGE_DIR, paths
-from harness.filekind import not_regular
+from harness.filekind import read_regular
 from harness.matcher import phrase_words
 from harness.suite.workspace_tools import SPECS
 
@@ -631,13 +630,7 @@ def _read_bytes(path: Path) -> bytes:
     """A scenario file's bytes: regular files only (a fifo would block, `/dev/zero` never
     ends), and at most MAX_FILE_BYTES (one byte more is read, to know it is over)."""
     try:
-        kind = not_regular(os.stat(path).st_mode)  # links followed: the file they name
-        if kind is None:
-            # non-blocking, so a file swapped for a fifo since the stat cannot hang the open
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-            with os.fdopen(fd, "rb") as handle:
-                kind = not_regular(os.fstat(handle.fileno()).st_mode)
-                raw = b"" if kind else handle.read(MAX_FILE_BYTES + 1)
+        kind, raw = read_regular(path, MAX_FILE_BYTES)
     except OSError as error:
         raise ScenarioError(f"{path}: cannot read: {error.strerror or error}") from error
     if kind is not None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from tests.helpers import todo_bench_bounded
 
 PROGRAM = "/opt/venv/bin/todo-bench-hook"
 USERS = (
@@ -36,22 +37,10 @@ def _tree(root: Path) -> dict[str, object]:
     return out
 
 
-def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """The command as a user runs it: a process (a hang is a timeout, a traceback is stderr)."""
-    code = "import sys; from harness.cli import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-
-
 def _refused(project: Path, outside: Path, *words: str) -> None:
     before, elsewhere = _tree(project), _tree(outside)
     for command in ("install", "uninstall"):
-        done = _cli("hooks", command, str(project))
+        done = todo_bench_bounded(["hooks", command, str(project)], cwd=project)
         if command == "uninstall" and done.returncode == 0:  # nothing of ours to find is fine
             assert "no todo-bench hooks" in done.stdout
             continue
@@ -222,7 +211,7 @@ def _concurrent(project: Path, path: Path, trials: int) -> None:
             assert process.returncode == 0 and err == "", (trial, out, err)
         settings = json.loads(path.read_text(encoding="utf-8"))  # valid JSON every time
         assert settings["hooks"]["Stop"][0] == json.loads(USERS)["hooks"]["Stop"][0]
-        done = _cli("hooks", "uninstall", str(project))
+        done = todo_bench_bounded(["hooks", "uninstall", str(project)], cwd=project)
         assert done.returncode == 0 and "restored as it was" in done.stdout, (trial, done)
         assert path.read_bytes() == USERS.encode("utf-8")
         assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]

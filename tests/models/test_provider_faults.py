@@ -139,21 +139,31 @@ def test_a_provider_fault_ends_in_bounded_time_with_its_cause(
     assert "Traceback" not in err
 
 
+def _run_local(
+    monkeypatch: pytest.MonkeyPatch, url: str, model: str, args: list[str]
+) -> tuple[int, float]:
+    """`todo-bench run` on L3-granular against a local OpenAI-compatible stub: exit code and
+    seconds taken."""
+    monkeypatch.setenv("LOCAL_BASE_URL", url)
+    monkeypatch.setenv("LOCAL_API_KEY", "x")
+    started = time.monotonic()
+    code = main(
+        ["run", "--model", f"openai-api/local/{model}", "--variants", "L3-granular"]
+        + [*args, "--display", "none"]
+    )
+    return code, time.monotonic() - started
+
+
 def test_a_silent_server_stops_the_run_at_the_silence_limit_saying_so_while_waiting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A request that may wait longer than the run may stay silent: the silence limit ends it
     (with inspect's eval-set retries too), after lines that say what it is waiting for."""
     for url in _silent():
-        monkeypatch.setenv("LOCAL_BASE_URL", url)
-        monkeypatch.setenv("LOCAL_API_KEY", "x")
-        started = time.monotonic()
-        code = main(
-            ["run", "--model", "openai-api/local/silent-limit", "--variants", "L3-granular"]
-            + ["--scenarios", "main_and_test", "--epochs", "1", "--timeout", "120"]
-            + ["--silence-limit", "6", "--out", str(tmp_path / "r"), "--display", "none"]
-        )
-        elapsed = time.monotonic() - started
+        code, elapsed = _run_local(monkeypatch, url, "silent-limit", [
+            "--scenarios", "main_and_test", "--epochs", "1", "--timeout", "120",
+            "--silence-limit", "6", "--out", str(tmp_path / "r"),
+        ])  # fmt: skip
     assert code == 1
     assert elapsed < 6 + 15, elapsed
     err = capsys.readouterr().err
@@ -177,16 +187,10 @@ def test_a_silent_server_stops_the_run_at_the_limit_across_timed_out_requests(
     counts from the last reply, so the run stops at the limit (691d616 restarted the count at
     every episode's end and ran all attempts: 662 s with the defaults)."""
     for url in _silent():
-        monkeypatch.setenv("LOCAL_BASE_URL", url)
-        monkeypatch.setenv("LOCAL_API_KEY", "x")
-        started = time.monotonic()
-        code = main(
-            ["run", "--model", "openai-api/local/silent-retries", "--variants", "L3-granular"]
-            + ["--scenarios", "main_and_test,excel_export", "--epochs", "2", "--timeout", "5"]
-            + ["--max-retries", "0", "--silence-limit", "12", "--out", str(tmp_path / "r")]
-            + ["--display", "none"]
-        )
-        elapsed = time.monotonic() - started
+        code, elapsed = _run_local(monkeypatch, url, "silent-retries", [
+            "--scenarios", "main_and_test,excel_export", "--epochs", "2", "--timeout", "5",
+            "--max-retries", "0", "--silence-limit", "12", "--out", str(tmp_path / "r"),
+        ])  # fmt: skip
     assert code == 1
     assert elapsed < 12 + 15, elapsed
     err = capsys.readouterr().err
@@ -201,14 +205,10 @@ def test_a_truncated_200_is_named_a_truncated_response(
     in the log's traceback says the body was cut off (691d616: "cannot connect to the model
     server"). One attempt: retries that outlast --timeout end as a timeout instead."""
     for url in _truncated():
-        monkeypatch.setenv("LOCAL_BASE_URL", url)
-        monkeypatch.setenv("LOCAL_API_KEY", "x")
-        code = main(
-            ["run", "--model", "openai-api/local/truncated", "--variants", "L3-granular"]
-            + ["--scenarios", "main_and_test", "--epochs", "1", "--retry-attempts", "0"]
-            + ["--timeout", "20", "--max-retries", "0", "--out", str(tmp_path / "r")]
-            + ["--display", "none"]
-        )
+        code, _ = _run_local(monkeypatch, url, "truncated", [
+            "--scenarios", "main_and_test", "--epochs", "1", "--retry-attempts", "0",
+            "--timeout", "20", "--max-retries", "0", "--out", str(tmp_path / "r"),
+        ])  # fmt: skip
     assert code == 1
     err = capsys.readouterr().err
     (line,) = [x for x in err.splitlines() if x.startswith("todo-bench: L3-granular: log error")]
