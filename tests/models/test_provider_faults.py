@@ -35,7 +35,10 @@ class Faulty(BaseHTTPRequestHandler):
 
 
 def _server(status: int, body: bytes) -> Iterator[str]:
-    handler = type("Handler", (Faulty,), {"status": status, "body": body})
+    return _serving(type("Handler", (Faulty,), {"status": status, "body": body}))
+
+
+def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -83,12 +86,7 @@ class Truncated(Faulty):
 
 
 def _truncated() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Truncated)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
+    return _serving(Truncated)
 
 
 def _closed() -> Iterator[str]:
