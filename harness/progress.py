@@ -75,7 +75,9 @@ class RunProgress:
     ) -> None:
         self.total, self.done, self.enabled = total, done, enabled
         self.started = time.monotonic()
-        #: the last sign of life: a model reply or a finished episode
+        #: the last sign of life: a model reply. A finished episode is none: one that ended on a
+        #: timed-out request would restart the count, and a server that never answers would
+        #: hold the run for one --timeout per episode and retry, never reaching the limit
         self.heard = self.started
         self.silence_limit, self.waiting_for = silence_limit, waiting_for
         #: set when the silence limit stopped the run (with the line that says so)
@@ -148,9 +150,9 @@ class RunProgress:
 
     def advance(self, n: int = 1) -> None:
         """`n` more episodes done (negative: a retried shard's episodes counted again; 0: a
-        model reply, only a sign of life)."""
-        self.heard = time.monotonic()
+        model reply, the only sign of life)."""
         if n == 0:
+            self.heard = time.monotonic()
             return
         if self._first is None:
             self._first = (time.monotonic(), self.done + n)

@@ -112,8 +112,12 @@ def write_bytes(location: str | Path, data: bytes) -> None:
         target = Path(location)
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.part")
-        temporary.write_bytes(data)
-        os.replace(temporary, target)
+        try:
+            temporary.write_bytes(data)
+            os.replace(temporary, target)
+        except BaseException:  # a full disk, say: no half-written part left beside the file
+            temporary.unlink(missing_ok=True)
+            raise
         return
     with _remote(location):
         fs, path = filesystem(str(location))

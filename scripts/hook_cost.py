@@ -4,7 +4,9 @@ console script, as the settings name it), against a bare `python -c pass`; and t
 context and refusals they add, by the harness's per-character estimate (`harness/tokens.py`,
 calibrated on a real tokenizer; the board's `injected_tokens` uses it too).
 
-`python scripts/hook_cost.py [--runs N]` (default 20 per event; about 30 s on 2 cores).
+`python scripts/hook_cost.py [--runs N] [--items N]` (default 20 runs per event, the eight-item
+list; about 30 s on 2 cores). `--items N` makes the session's list N items long (generated
+texts), for the cost's growth with the list.
 """
 
 from __future__ import annotations
@@ -46,6 +48,10 @@ def _todos(done: int) -> list[dict[str, str]]:
     ]
 
 
+def _long_plan(items: int) -> list[str]:
+    return [f"Write section {i} of the quarterly report for region {i % 7}" for i in range(items)]
+
+
 def _payloads(cwd: str) -> dict[str, dict[str, Any]]:
     base = {"session_id": "cost", "transcript_path": "", "cwd": cwd}
     todo = {"tool_name": "TodoWrite", "tool_input": {"todos": _todos(3)}}
@@ -71,7 +77,11 @@ def _time(command: list[str], payload: str, env: dict[str, str], runs: int) -> l
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=20)
-    runs = parser.parse_args().runs
+    parser.add_argument("--items", type=int, default=None, help="a list of N generated items")
+    options = parser.parse_args()
+    runs = options.runs
+    if options.items is not None:
+        PLAN[:] = _long_plan(options.items)
     program = str(Path(sys.executable).parent / "todo-bench-hook")
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "TODO_BENCH_HOOK_STATE": tmp, "TODO_BENCH_HOOK_MAX_BLOCKS": "1000"}

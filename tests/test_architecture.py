@@ -32,7 +32,7 @@ WINGS = (
 )
 GROUND = {
     "metrics", "matcher", "paths", "progress", "storage", "tokens", "versions", "errors", "_face",
-    "_inspect_private", "PACKAGE_DIR",
+    "_inspect_private", "PACKAGE_DIR", "filekind", "ports",
 }  # fmt: skip
 #: the one module that may import inspect's private modules
 INSPECT_PRIVATE = "harness._inspect_private"

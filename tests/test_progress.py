@@ -76,3 +76,14 @@ def test_silence_past_the_limit_stops_the_run_and_replies_keep_it_going(
             time.sleep(0.2)
             alive.advance(0)
     assert alive.silenced is None and alive.done == 0
+
+
+def test_episodes_that_end_without_a_reply_do_not_restart_the_silence() -> None:
+    # a request timed out (--timeout shorter than the limit): its episode ends with an error
+    # and the next one waits again; 691d616 counted each end as life and never stopped
+    display = RunProgress(100, enabled=False, silence_limit=1.5, waiting_for="m")
+    with pytest.raises(KeyboardInterrupt), display:
+        for _ in range(50):  # an episode ends every 0.1 s for 5 s, and no reply
+            time.sleep(0.1)
+            display.advance(1)
+    assert display.silenced is not None and "m answered nothing for" in display.silenced

@@ -16,6 +16,8 @@ from weakref import WeakKeyDictionary
 
 from filelock import FileLock, Timeout
 
+from harness.ports import who_holds
+
 #: one lock per event loop (an asyncio lock belongs to the loop that first waits on it)
 _LOCAL: WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = WeakKeyDictionary()
 #: how often a waiting episode tries the machine's lock again (seconds)
@@ -47,10 +49,9 @@ def check_port_free(port: int = BRIDGE_PORT) -> None:
         if error.errno != errno.EADDRINUSE:
             raise
         raise BridgePortTaken(
-            f"127.0.0.1:{port}, the port inspect's agent bridge serves the CLI on, is taken by "
-            "another process: a model proxy left by an interrupted run (`pkill -f "
-            "'inspect-sandbox-tools model_proxy'`) or another program; a CLI episode cannot "
-            "start until it is free"
+            f"127.0.0.1:{port}, the port inspect's agent bridge serves the CLI on, is taken "
+            f"{who_holds(port)} (a model proxy an interrupted run left, or another program); "
+            "a CLI episode cannot start until it is free"
         ) from None
     finally:
         probe.close()

@@ -3,8 +3,9 @@ event's JSON on stdin, answers for the chosen fixes on stdout, and journals what
 
 Its own failure (bad arguments, unreadable input, a broken state file, anything raised) is
 journaled and exits 1: Claude Code treats that as a non-blocking error and lets the action
-through. It never exits 2, which would block the agent. It imports only what the event needs:
-a hook runs at every tool call, so its start-up is its cost.
+through. It never exits 2, which would block the agent. Work that outlasts the hook's budget
+(`budget.py`) is answered before the product's timeout, saying so (`overrun.py`). It imports
+only what the event needs: a hook runs at every tool call, so its start-up is its cost.
 """
 
 from __future__ import annotations
@@ -18,26 +19,31 @@ def main(argv: list[str] | None = None) -> int:
     # pydantic otherwise scans every installed package's entry points for plugins when the
     # first model is built: about a tenth of a hook's run, for plugins the hooks never use
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    from harness.hooks import journal
+    from harness.hooks import budget, journal
 
     args = sys.argv[1:] if argv is None else argv
     session, event = "", ""
     fixes: tuple[str, ...] = ()
+    limit = budget.seconds()
     try:
         from harness.hooks.dispatch import handle
         from harness.hooks.fixes import FixError, parse_fixes
-        from harness.hooks.protocol import HookInput
+        from harness.hooks.overrun import overrun
+        from harness.hooks.protocol import read_input
         from harness.hooks.state import session_state
 
         if len(args) != 1:
             raise FixError("usage: todo-bench-hook FIX[,FIX...] (the event's JSON on stdin)")
         fixes = parse_fixes(args[0])
-        payload = HookInput.model_validate_json(sys.stdin.buffer.read())
+        payload = read_input(sys.stdin.buffer.read())
         session, event = payload.session_id, payload.hook_event_name
         # a subagent's list is not in the session's transcript: it starts from its own calls
         transcript = "" if payload.agent_id else payload.transcript_path
-        with session_state(payload.state_key, transcript) as state:
-            outcome = handle(fixes, payload, state)
+        try:
+            with budget.within(limit), session_state(payload.state_key, transcript) as state:
+                outcome = handle(fixes, payload, state)
+        except budget.OverBudget:  # the state is left as it was; the answer says why
+            outcome = overrun(fixes, payload, limit)
         if outcome.action is not None:
             journal.record(
                 session, event, fixes, outcome.action, outcome.text,
@@ -52,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"todo-bench-hook: {text}", file=sys.stderr)
         return 1
     if outcome.answer is not None:
-        print(json.dumps(outcome.answer, ensure_ascii=False))
+        # ASCII: a lone surrogate in a list's text cannot fail the write to stdout
+        print(json.dumps(outcome.answer))
     return 0
 
 

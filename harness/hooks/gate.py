@@ -49,6 +49,18 @@ TOOL_NAMES = (
     claude_code.FILE_TOOLS.read,
     claude_code.SHELL.tool,
 )
+#: characters of a final message the gate reads: its start and its end, where a claim, an
+#: admission or a question stands; the classifier's regular expressions grow with the text
+#: (a 20 MB message took 97 s), and a long middle is the work's output, not the verdict
+READ_HEAD, READ_TAIL = 2_000, 8_000
+
+
+def readable(text: str) -> str:
+    """The part of a final message the gate judges: all of it up to 10,000 characters, else
+    the first 2,000 and the last 8,000 as two paragraphs."""
+    if len(text) <= READ_HEAD + READ_TAIL:
+        return text
+    return f"{text[:READ_HEAD]}\n\n{text[-READ_TAIL:]}"
 
 
 class OpenItems:
@@ -146,7 +158,7 @@ def review(state: HookState, fixes: tuple[str, ...], payload: HookInput) -> Refu
     gate = chosen(fixes)
     if gate is None:
         return None
-    text = payload.last_assistant_message or ""
+    text = readable(payload.last_assistant_message or "")
     tracker = _tracker(gate, state, payload.cwd)
     return verdict.review(text, classify_ending(text), tracker, list(TOOL_NAMES))
 

@@ -1,12 +1,17 @@
 """`todo-bench hooks install / uninstall` on a project folder's files (the merge itself is
-`settings.py`). A settings file that is not JSON, or not of the documented shape, is left
-untouched and named in one line."""
+`settings.py`, the safe reading and writing `projectfiles.py`). A settings file that is not
+JSON, not of the documented shape, or not a file this command may replace is left untouched and
+named in one line; nothing is written until everything that will be written is known to be
+writable; and the project is locked for the whole command."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from harness.hooks import projectfiles
 from harness.hooks.settings import (
     RECORD,
     InstallRecord,
@@ -19,72 +24,161 @@ from harness.hooks.settings import (
 )
 from harness.products.claude_code import SETTINGS
 
+#: nesting deeper than this is refused (settings are a few levels deep; the parser, the merge
+#: and the writer all recurse)
+MAX_DEPTH = 100
+
 
 def _paths(folder: Path) -> tuple[Path, Path]:
     settings = folder / SETTINGS
     return settings, settings.parent / RECORD
 
 
+def _parse(text: str, where: Path) -> object:
+    """JSON text as data, or SettingsError in one line."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SettingsError(f"{where}: not JSON ({error.msg}); left untouched") from error
+    except RecursionError as error:
+        raise SettingsError(
+            f"{where}: nested deeper than {MAX_DEPTH} levels; left untouched"
+        ) from error
+    if _depth(data) > MAX_DEPTH:
+        raise SettingsError(f"{where}: nested deeper than {MAX_DEPTH} levels; left untouched")
+    return data
+
+
+def _depth(data: object) -> int:
+    """How deep lists and objects nest (iteratively: the depth is what is in question)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, level)
+            if level <= MAX_DEPTH:
+                stack.extend((child, level + 1) for child in value)
+    return deepest
+
+
 def _read(path: Path) -> tuple[str | None, Settings]:
     """The file's exact text (None if absent) and its settings."""
-    if not path.is_file():
+    text = projectfiles.read_text(path)
+    if text is None:
         return None, {}
+    return text, check(_parse(text, path), str(path))
+
+
+def _record(path: Path) -> InstallRecord | None:
+    text = projectfiles.read_text(path)
+    if text is None:
+        return None
     try:
-        text = path.read_bytes().decode("utf-8")
-        return text, check(json.loads(text), str(path))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        reason = error.msg if isinstance(error, json.JSONDecodeError) else "not UTF-8"
-        raise SettingsError(f"{path}: not JSON ({reason}); left untouched") from error
+        return InstallRecord.model_validate_json(text)
+    except ValidationError as error:
+        raise SettingsError(
+            f"{path}: not a todo-bench install record ({error.errors()[0]['msg']}); left "
+            "untouched (remove it to install afresh)"
+        ) from error
 
 
-def _write(path: Path, settings: Settings) -> None:
-    path.write_bytes((json.dumps(settings, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+def _json(settings: Settings) -> str:
+    text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from a \ud800 escape: keep it escaped
+        text = json.dumps(settings, indent=2) + "\n"
+    return text
+
+
+def _via(path: Path, folder: Path) -> str:
+    """How the line says where the file really is, when a link takes it out of the project."""
+    real = projectfiles.outside(path, folder)
+    return (
+        ""
+        if real is None
+        else f" (through a link: the file changed is {real}, outside the project)"
+    )
+
+
+def _check_folder(claude: Path) -> None:
+    """`.claude` is a folder, or a link to one, or absent; SettingsError otherwise."""
+    if claude.is_symlink() and not claude.exists():
+        raise SettingsError(
+            f"{claude}: a link to {claude.readlink()}, which does not exist; nothing changed"
+        )
+    if claude.exists() and not claude.is_dir():
+        raise SettingsError(f"{claude}: not a folder; nothing changed")
 
 
 def install(folder: Path, fixes: tuple[str, ...], program: str | None = None) -> str:
     """Merge the fixes' hooks into FOLDER/.claude/settings.json; what was done, in one line."""
+    with projectfiles.locked(folder):
+        return _install(folder, fixes, program)
+
+
+def _install(folder: Path, fixes: tuple[str, ...], program: str | None) -> str:
     path, record_path = _paths(folder)
+    _check_folder(path.parent)
     text, settings = _read(path)
-    record = (
-        InstallRecord.model_validate_json(record_path.read_text(encoding="utf-8"))
-        if record_path.is_file()
-        else InstallRecord(
-            original=text, created_dir=not path.parent.exists(), fixes=[], command=""
-        )
+    record = _record(record_path) or InstallRecord(
+        original=text, created_dir=not path.parent.exists(), fixes=[], command=""
     )
     new = merged(settings, fixes, program)
     if text is not None and new == settings:
         return f"{path}: the hooks for {','.join(fixes)} are already installed"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _write(path, new)
+    projectfiles.writable(path)
+    projectfiles.writable(record_path)
     record.fixes, record.command = list(fixes), hook_command(fixes, program)
-    record_path.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    return f"{path}: installed {','.join(fixes)}"
+    projectfiles.write_text(path, _json(new))
+    try:
+        projectfiles.write_text(record_path, record.model_dump_json(indent=2) + "\n")
+    except SettingsError:  # without its record the install could not be undone: take it back
+        if text is None:
+            projectfiles.remove(path)
+        else:
+            projectfiles.write_text(path, text)
+        raise
+    return f"{path}: installed {','.join(fixes)}{_via(path, folder)}"
 
 
 def uninstall(folder: Path) -> str:
     """Take our hooks out of FOLDER/.claude/settings.json; what was done, in one line."""
+    with projectfiles.locked(folder):
+        return _uninstall(folder)
+
+
+def _uninstall(folder: Path) -> str:
     path, record_path = _paths(folder)
+    _check_folder(path.parent)
     text, settings = _read(path)
-    record = (
-        InstallRecord.model_validate_json(record_path.read_text(encoding="utf-8"))
-        if record_path.is_file()
-        else None
-    )
+    record = _record(record_path)
     cleaned = without_ours(settings)
-    before = None if record is None or record.original is None else json.loads(record.original)
+    before = (
+        None if record is None or record.original is None else _parse(record.original, record_path)
+    )
     if text is None or (cleaned == settings and record is None):
         return f"{path}: no todo-bench hooks to remove"
-    if record is not None and record.original is None and not cleaned:
-        path.unlink()
+    projectfiles.writable(path)
+    if record is not None and record.original is None and not cleaned and not path.is_symlink():
+        projectfiles.remove(path)
         said = "removed (the install had created it)"
     elif record is not None and record.original is not None and before == cleaned:
-        path.write_bytes(record.original.encode("utf-8"))
+        projectfiles.write_text(path, record.original)
         said = "restored as it was before the install"
-    else:
-        _write(path, cleaned)
+    else:  # a link is written through, never removed: the install did not create it
+        projectfiles.write_text(path, _json(cleaned))
         said = "todo-bench hooks removed (the rest kept as it is now)"
-    record_path.unlink(missing_ok=True)
-    if record is not None and record.created_dir and not any(path.parent.iterdir()):
-        path.parent.rmdir()
-    return f"{path}: {said}"
+    if record is not None:
+        projectfiles.remove(record_path)
+    claude = path.parent
+    if (
+        record is not None
+        and record.created_dir
+        and not claude.is_symlink()
+        and not any(claude.iterdir())
+    ):
+        claude.rmdir()
+    return f"{path}: {said}{_via(path, folder)}"

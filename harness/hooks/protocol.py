@@ -7,9 +7,14 @@ failure exits 1 (`entry.py`): it never blocks the agent.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+#: a surrogate code point left alone in a str (JSON's escaped pairs are decoded to one char)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class HookInput(BaseModel):
@@ -39,6 +44,23 @@ class HookInput(BaseModel):
         return f"{self.session_id}--{self.agent_id}" if self.agent_id else self.session_id
 
 
+def read_input(raw: bytes) -> HookInput:
+    """The event's JSON, with any lone surrogate (Claude Code escapes one as `\\ud800`, which
+    pydantic's JSON parser refuses) made U+FFFD, so such a list is still checked: the stored
+    and the sent list are read the same way."""
+    return HookInput.model_validate(_mended(json.loads(raw)))
+
+
+def _mended(value: Any) -> Any:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_mended(item) for item in value]
+    if isinstance(value, dict):
+        return {_mended(key): _mended(item) for key, item in value.items()}
+    return value
+
+
 Answer = dict[str, Any]
 
 
@@ -61,3 +83,8 @@ def context(event: str, text: str) -> Answer:
 def block(reason: str) -> Answer:
     """Stop: the agent does not stop; the model reads `reason` and goes on."""
     return {"decision": "block", "reason": reason}
+
+
+def warn(message: str) -> Answer:
+    """Any event: the action goes ahead; the user is shown `message`."""
+    return {"systemMessage": message}

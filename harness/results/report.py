@@ -73,6 +73,10 @@ def _status(code: int) -> re.Pattern[str]:
     return re.compile(rf"(?:error code|status(?: code)?|HTTP)\W{{0,3}}{code}\b", re.IGNORECASE)
 
 
+_TRUNCATED = (
+    "the model server's response was cut off (a truncated response: the connection closed "
+    "before the whole body arrived; a proxy or the server ended it)"
+)
 #: what a provider failure looks like in inspect's error text, and what it means for the user
 _CAUSES: tuple[tuple[str | re.Pattern[str], str], ...] = (
     ("AttemptTimeoutError", "the model server did not answer within --timeout"),
@@ -88,9 +92,16 @@ _CAUSES: tuple[tuple[str | re.Pattern[str], str], ...] = (
 )
 
 
-def cause(message: str) -> str:
+#: a body cut short, as httpx says it: the SDKs raise it as a connection error, so only the
+#: traceback's chained cause tells it from a server that could not be reached
+_CUT_OFF = ("without sending complete message body", "incomplete chunked read")
+
+
+def cause(message: str, traceback: str = "") -> str:
     """One line naming why a log failed: a known provider fault in plain words, else the
-    error's first line."""
+    error's first line. `traceback` (the log's) is read for a truncated response only."""
+    if any(marker in message or marker in traceback for marker in _CUT_OFF):
+        return _TRUNCATED
     for marker, meaning in _CAUSES:
         if marker in message if isinstance(marker, str) else marker.search(message):
             return meaning
@@ -139,7 +150,8 @@ def read_run(
         key = str((header.eval.metadata or {}).get("variant", header.eval.task_id))
         if header.status != "success":
             message = header.error.message if header.error else header.status
-            failed.setdefault(key, f"{key}: log {header.status}: {cause(message)}")
+            traceback = header.error.traceback if header.error else ""
+            failed.setdefault(key, f"{key}: log {header.status}: {cause(message, traceback)}")
             continue
         # a resumed or repeated run leaves older logs beside newer ones: newest per selection
         block = (key, str((header.eval.task_args or {}).get("scenarios")))

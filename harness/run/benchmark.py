@@ -21,8 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.errors import UsageError
 from harness.results.outputs import publish_set
 from harness.results.summary import Summary, TaskResult
-from harness.run import heap
-from harness.run.executors import Silenced, executor_for
+from harness.run import heap, preflight
+from harness.run.executors import RunStopped, executor_for
 from harness.run.folder import CpuPhases, RunFolder, RunRecord, Timing
 from harness.run.options import OWN_DISPLAY, RunOptions
 from harness.run.prepare import Prepared, prepare
@@ -63,6 +63,7 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
     if plan.until_decided:
         raise UsageError("until_decided: a sequential plan; run it with run_sequential")
     ready = prepare(plan)
+    preflight.check_home()
     folder = RunFolder.open(plan.out, ready.run_id, fresh=plan.fresh)
     if plan.publish is not None:
         folder.check_publish(plan.publish)
@@ -76,11 +77,13 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         started, cpu_before = time.monotonic(), _cpu()
         try:
             success = executor_for(plan, say).run(run_plan, folder)
-        except Silenced as silence:
-            return _result(folder, None, False, time.monotonic() - started, [str(silence)])
+        except RunStopped as stopped:  # silence, a full disk: one line, resumable
+            return _result(folder, None, False, time.monotonic() - started, [str(stopped)])
         elapsed, cpu_episodes = time.monotonic() - started, _cpu()
         results, problems = read_run(folder.logs, warn=say)
         expected = {label: ready.planned(label) * plan.epochs for label in ready.labels}
+        if not success and (full := preflight.disk_full_line(folder.path, results, expected)):
+            return _result(folder, None, False, elapsed, [full])
         problems += _missing_episodes(results, expected)
         if not results:
             return _result(folder, None, False, elapsed, problems)
@@ -92,16 +95,23 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
             problems=problems,
             expected=ready.labels,
         )
-        folder.publish(summary)  # the run's own folder, and nothing else unless asked
+        # the run's own folder, and nothing else unless asked
+        if unwritten := preflight.published(folder, summary, results, expected):
+            return _result(folder, None, False, elapsed, unwritten)
         complete = success and summary.complete
         _publish_set(plan, summary, complete, say)
-        phases = CpuPhases(
-            before_episodes=round(cpu_before, 2),
-            episodes=round(cpu_episodes - cpu_before, 2),
-            after_episodes=round(_cpu() - cpu_episodes, 2),
-        )
-        folder.write_timing(Timing(wall_seconds=round(elapsed, 1), cpu_seconds=phases))
+        folder.write_timing(_timing(elapsed, cpu_before, cpu_episodes))
         return _result(folder, summary, complete, elapsed, list(summary.problems))
+
+
+def _timing(elapsed: float, cpu_before: float, cpu_episodes: float) -> Timing:
+    """The run's wall time and its CPU seconds before, during and after the episodes."""
+    phases = CpuPhases(
+        before_episodes=round(cpu_before, 2),
+        episodes=round(cpu_episodes - cpu_before, 2),
+        after_episodes=round(_cpu() - cpu_episodes, 2),
+    )
+    return Timing(wall_seconds=round(elapsed, 1), cpu_seconds=phases)
 
 
 def run_record(plan: RunOptions, ready: Prepared) -> RunRecord:

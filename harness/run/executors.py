@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from harness.progress import RunProgress
-from harness.run import ray_executor, runner
+from harness.run import preflight, ray_executor, runner
 from harness.run.folder import RunFolder
 from harness.run.options import OWN_DISPLAY, RunOptions
 from harness.run.runner import RunPlan
@@ -20,8 +20,16 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-class Silenced(Exception):
+class RunStopped(Exception):
+    """The run was stopped for a cause outside it; the message says which, in one line."""
+
+
+class Silenced(RunStopped):
     """The model answered nothing for the run's silence limit; the run was stopped."""
+
+
+class DiskFull(RunStopped):
+    """A write of the run found no space left on its device."""
 
 
 class Executor(Protocol):
@@ -51,6 +59,10 @@ class LocalExecutor:
                 if display.silenced is None:
                     raise  # the user's Ctrl-C
                 raise Silenced(display.silenced) from None
+            except Exception as error:  # a worker's, as raised in it: the disk's cause named
+                if not preflight.is_disk_full(error):
+                    raise
+                raise DiskFull(preflight.disk_full(folder.path, display.done, plan.total)) from None
 
 
 class RayExecutor:

@@ -143,8 +143,13 @@ class RunFolder:
             for name in storage.children(self.path):
                 if name != "driver.lock":
                     storage.remove_tree(storage.join(self.path, name))
+        try:  # before the claim: a folder whose logs cannot be kept is not claimed
+            storage.make_dirs(self.logs)
+        except OSError as error:
+            raise UsageError(
+                f"{self.logs}: cannot make the run's log folder there ({_reason(error)})"
+            ) from error
         self.claim(record)
-        storage.make_dirs(self.logs)
 
     def claim(self, record: RunRecord) -> None:
         """Write run.json, or refuse to resume into logs made with other inputs or versions."""

@@ -5,9 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -23,6 +21,7 @@ from pydantic import (
 )
 
 from harness import PACKAGE_DIR, paths
+from harness.filekind import read_regular
 from harness.matcher import phrase_words
 from harness.suite.workspace_tools import SPECS
 
@@ -627,34 +626,11 @@ def _parsed(
     return list(_PARSED[key])
 
 
-#: what a path that is not a regular file is, for the one-line refusal
-_FILE_KINDS = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISFIFO, "a named pipe (fifo)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def _not_regular(mode: int) -> str | None:
-    """What a file of this mode is, if it is not a regular file (None: a regular file)."""
-    if stat.S_ISREG(mode):
-        return None
-    return next((kind for test, kind in _FILE_KINDS if test(mode)), "not a regular file")
-
-
 def _read_bytes(path: Path) -> bytes:
     """A scenario file's bytes: regular files only (a fifo would block, `/dev/zero` never
     ends), and at most MAX_FILE_BYTES (one byte more is read, to know it is over)."""
     try:
-        kind = _not_regular(os.stat(path).st_mode)  # links followed: the file they name
-        if kind is None:
-            # non-blocking, so a file swapped for a fifo since the stat cannot hang the open
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-            with os.fdopen(fd, "rb") as handle:
-                kind = _not_regular(os.fstat(handle.fileno()).st_mode)
-                raw = b"" if kind else handle.read(MAX_FILE_BYTES + 1)
+        kind, raw = read_regular(path, MAX_FILE_BYTES)
     except OSError as error:
         raise ScenarioError(f"{path}: cannot read: {error.strerror or error}") from error
     if kind is not None:

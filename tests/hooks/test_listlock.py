@@ -126,7 +126,7 @@ def test_a_failure_lets_the_call_through_and_is_journaled(hooks: Hooks, tmp_path
     """Exit 1 is Claude Code's non-blocking error: the action goes ahead (2 would block it)."""
     garbage = hooks.run("textlock", "not json")
     assert (garbage.code, garbage.answer) == (1, None)
-    assert garbage.stderr.startswith("todo-bench-hook: ValidationError: ")
+    assert garbage.stderr.startswith("todo-bench-hook: JSONDecodeError: ")
     assert garbage.stderr.count("\n") == 1
     unknown = hooks.run("textlok", hooks.todo_write("PreToolUse", todos("a")))
     assert (unknown.code, unknown.answer) == (1, None)

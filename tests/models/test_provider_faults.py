@@ -35,7 +35,10 @@ class Faulty(BaseHTTPRequestHandler):
 
 
 def _server(status: int, body: bytes) -> Iterator[str]:
-    handler = type("Handler", (Faulty,), {"status": status, "body": body})
+    return _serving(type("Handler", (Faulty,), {"status": status, "body": body}))
+
+
+def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -65,6 +68,25 @@ def _silent() -> Iterator[str]:
         listener.close()
         for connection in held:
             connection.close()
+
+
+class Truncated(Faulty):
+    """A 200 whose body stops half-way: the length promised, half of it sent, then closed."""
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = b'{"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message"'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body) * 2))
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+        self.close_connection = True
+
+
+def _truncated() -> Iterator[str]:
+    return _serving(Truncated)
 
 
 def _closed() -> Iterator[str]:
@@ -115,21 +137,31 @@ def test_a_provider_fault_ends_in_bounded_time_with_its_cause(
     assert "Traceback" not in err
 
 
+def _run_local(
+    monkeypatch: pytest.MonkeyPatch, url: str, model: str, args: list[str]
+) -> tuple[int, float]:
+    """`todo-bench run` on L3-granular against a local OpenAI-compatible stub: exit code and
+    seconds taken."""
+    monkeypatch.setenv("LOCAL_BASE_URL", url)
+    monkeypatch.setenv("LOCAL_API_KEY", "x")
+    started = time.monotonic()
+    code = main(
+        ["run", "--model", f"openai-api/local/{model}", "--variants", "L3-granular"]
+        + [*args, "--display", "none"]
+    )
+    return code, time.monotonic() - started
+
+
 def test_a_silent_server_stops_the_run_at_the_silence_limit_saying_so_while_waiting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A request that may wait longer than the run may stay silent: the silence limit ends it
     (with inspect's eval-set retries too), after lines that say what it is waiting for."""
     for url in _silent():
-        monkeypatch.setenv("LOCAL_BASE_URL", url)
-        monkeypatch.setenv("LOCAL_API_KEY", "x")
-        started = time.monotonic()
-        code = main(
-            ["run", "--model", "openai-api/local/silent-limit", "--variants", "L3-granular"]
-            + ["--scenarios", "main_and_test", "--epochs", "1", "--timeout", "120"]
-            + ["--silence-limit", "6", "--out", str(tmp_path / "r"), "--display", "none"]
-        )
-        elapsed = time.monotonic() - started
+        code, elapsed = _run_local(monkeypatch, url, "silent-limit", [
+            "--scenarios", "main_and_test", "--epochs", "1", "--timeout", "120",
+            "--silence-limit", "6", "--out", str(tmp_path / "r"),
+        ])  # fmt: skip
     assert code == 1
     assert elapsed < 6 + 15, elapsed
     err = capsys.readouterr().err
@@ -143,3 +175,40 @@ def test_the_defaults_bound_a_silent_provider() -> None:
 
     args = build_parser().parse_args(["run", "--model", "openai-api/local/m"])
     assert args.timeout <= 180 and args.silence_limit <= 300
+
+
+def test_a_silent_server_stops_the_run_at_the_limit_across_timed_out_requests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each request times out (--timeout 5) before the limit, its episodes end in error and
+    inspect's eval-set retries start them again (three attempts, about 20 s): the silence still
+    counts from the last reply, so the run stops at the limit (691d616 restarted the count at
+    every episode's end and ran all attempts: 662 s with the defaults)."""
+    for url in _silent():
+        code, elapsed = _run_local(monkeypatch, url, "silent-retries", [
+            "--scenarios", "main_and_test,excel_export", "--epochs", "2", "--timeout", "5",
+            "--max-retries", "0", "--silence-limit", "12", "--out", str(tmp_path / "r"),
+        ])  # fmt: skip
+    assert code == 1
+    assert elapsed < 12 + 15, elapsed
+    err = capsys.readouterr().err
+    assert "silent-retries answered nothing for 12 s (--silence-limit 12)" in err, err
+    assert "Traceback" not in err
+
+
+def test_a_truncated_200_is_named_a_truncated_response(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 200 whose body stops half-way: the SDK raises a connection error, whose chained cause
+    in the log's traceback says the body was cut off (691d616: "cannot connect to the model
+    server"). One attempt: retries that outlast --timeout end as a timeout instead."""
+    for url in _truncated():
+        code, _ = _run_local(monkeypatch, url, "truncated", [
+            "--scenarios", "main_and_test", "--epochs", "1", "--retry-attempts", "0",
+            "--timeout", "20", "--max-retries", "0", "--out", str(tmp_path / "r"),
+        ])  # fmt: skip
+    assert code == 1
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if x.startswith("todo-bench: L3-granular: log error")]
+    assert "the model server's response was cut off (a truncated response" in line, line
+    assert "Traceback" not in err

@@ -10,7 +10,7 @@ import pytest
 
 from harness.metrics import METRICS
 from harness.results.publish import leaderboard
-from harness.results.report import EpisodeScores, Price, TaskResult, price_for, summarize
+from harness.results.report import EpisodeScores, Price, TaskResult, cause, price_for, summarize
 from harness.results.stats import pass_hat_k
 from harness.results.summary import SCHEMA_VERSION, read_summary
 
@@ -197,6 +197,18 @@ def test_every_committed_interval_lies_within_its_values() -> None:
     ],
 )
 def test_a_failed_log_s_cause_reads_status_codes_not_any_digits(message: str, meaning: str) -> None:
-    from harness.results.report import cause
-
     assert meaning in cause(message)
+
+
+def test_a_body_cut_short_is_a_truncated_response_not_a_connection_failure() -> None:
+    cut = (
+        "httpx.RemoteProtocolError: peer closed connection without sending complete message "
+        "body (received 75 bytes, expected 150)\n...\nopenai.APIConnectionError: Connection error."
+    )
+    assert cause("APIConnectionError('Connection error.')", cut).startswith(
+        "the model server's response was cut off"
+    )  # 691d616: "cannot connect to the model server"
+    refused = "httpx.ConnectError: [Errno 111] Connection refused\nopenai.APIConnectionError"
+    assert cause("APIConnectionError('Connection error.')", refused).startswith(
+        "cannot connect to the model server"
+    )

@@ -1,0 +1,34 @@
+"""The answer to an event whose work outlasted the hook's budget (`budget.py`): a decision that
+says so, and a journal line, instead of the product killing the hook at its timeout and letting
+the call through with nothing recorded.
+
+A TodoWrite the text lock or whitelist could not check is denied (the fixes promise that no
+unchecked rewrite reaches the list; the model reads how to make it checkable); any other event
+goes ahead, with a `systemMessage` the user sees and a `failed` line in the journal.
+"""
+
+from __future__ import annotations
+
+from harness.hooks.dispatch import Outcome
+from harness.hooks.fixes import TODO_TOOL
+from harness.hooks.protocol import HookInput, deny, warn
+
+
+def overrun(fixes: tuple[str, ...], payload: HookInput, limit: float) -> Outcome:
+    """The outcome for an event not finished within `limit` seconds."""
+    event = payload.hook_event_name
+    if event == "PreToolUse" and payload.tool_name == TODO_TOOL:
+        todos = payload.tool_input.get("todos")
+        size = f"{len(todos):,} items" if isinstance(todos, list) else "the list"
+        reason = (
+            f"todo-bench-hook: checking this TodoWrite ({size}) against the stored list took "
+            f"longer than the hook's {limit:g} s budget, so it is refused unchecked: keep the "
+            "stored items' texts exactly and change fewer items in one call"
+        )
+        return Outcome(deny(reason), "denied", reason)
+    what = {
+        "PostToolUse": "this call was not recorded for the fixes and no list was added",
+        "Stop": "the gate let this stop through unjudged",
+    }.get(event, "it did nothing")
+    text = f"todo-bench-hook: {event} ({','.join(fixes)}) outlasted its {limit:g} s budget; {what}"
+    return Outcome(warn(text), "failed", text)
