@@ -1,12 +1,12 @@
 """The project is citable: CITATION.cff holds what Citation File Format 1.2.0 requires (checked
 by hand against the schema's keys: `cffconvert --validate` is not a dependency) and cites the
-technical report, and the eval listing's paper is that report."""
+technical report, with a BibTeX of it; one licence (MIT) in LICENSE, pyproject and CITATION.cff; the
+eval listing's `arxiv` is an arxiv URL or absent."""
 
 from __future__ import annotations
 
 import re
 import tomllib
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -92,8 +92,40 @@ def test_the_citation_names_this_version_and_the_report() -> None:
     assert cff["preferred-citation"]["title"] == title.group(1).strip()
 
 
-def test_the_listing_paper_is_the_technical_report() -> None:
+def listing_problems(entry: dict[str, Any]) -> list[str]:
+    """What in an eval listing entry inspect_evals would not read as meant: its `arxiv` is an
+    arxiv URL or absent."""
+    paper = entry.get("arxiv")
+    if paper is not None and not re.fullmatch(
+        r"https://arxiv\.org/abs/\d{4}\.\d{4,5}(v\d+)?", paper
+    ):
+        return [f"arxiv {paper!r} is not an arxiv URL"]
+    return []
+
+
+def test_the_listing_names_no_paper_but_an_arxiv_one() -> None:
     (entry,) = yaml.safe_load(LISTING.read_text(encoding="utf-8"))
-    paper = entry["arxiv"]
-    assert paper == "docs/paper/todo-bench.pdf" and (ROOT / Path(paper)).is_file()
-    assert paper in CITATION.read_text(encoding="utf-8")
+    assert listing_problems(entry) == []
+    assert listing_problems({"arxiv": "docs/paper/todo-bench.pdf"}) != []
+    assert listing_problems({"arxiv": "https://arxiv.org/abs/2401.01234"}) == []
+
+
+def test_the_licence_is_the_same_everywhere() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license"] == citation()["license"] == "MIT"
+    assert project["license-files"] == ["LICENSE"]
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
+
+
+def test_the_bibtex_cites_the_preferred_citation() -> None:
+    text = CITATION.read_text(encoding="utf-8")
+    bibtex = "\n".join(
+        line.removeprefix("# ") for line in text.splitlines() if line.startswith("# ")
+    )
+    entry = re.search(r"@techreport\{(\w+),(.*?)\n\}", bibtex, re.S)
+    assert entry is not None and entry.group(1) != "YourReferenceHere"
+    fields = dict(re.findall(r"(\w+)\s*=\s*\{(.*)\},?", entry.group(2)))
+    preferred = citation()["preferred-citation"]
+    assert fields["title"] == preferred["title"]
+    assert fields["year"] == str(preferred["year"])
+    assert fields["institution"] == preferred["institution"]["name"]

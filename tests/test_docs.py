@@ -62,3 +62,16 @@ def test_a_wrong_path_or_command_is_caught(tmp_path: Path) -> None:
         named_paths(page) == ["harness/nowhere.py"] and not (ROOT / "harness/nowhere.py").exists()
     )
     assert {m.group(1) for m in COMMAND.finditer(page.read_text())} == {"frobnicate"}
+
+
+def stated_task_versions(text: str) -> list[int]:
+    """Every task version a page states as current (`TASK_VERSION` ..., now N)."""
+    return [int(n) for n in re.findall(r"`TASK_VERSION`[^)]*?, now (\d+)", text)]
+
+
+def test_the_stated_task_version_is_the_true_one() -> None:
+    from harness.versions import TASK_VERSION
+
+    text = (ROOT / "docs" / "running.md").read_text(encoding="utf-8")
+    assert stated_task_versions(text) == [TASK_VERSION]
+    assert stated_task_versions("(`TASK_VERSION` in `x.py`, now 3: old)") == [3]
