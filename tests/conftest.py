@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+
 import pytest
 
 
@@ -41,3 +44,13 @@ def _grouped(request: pytest.FixtureRequest) -> None:
             f"pytest-xdist's loadgroup did not group {node.nodeid}: this pytest and "
             "pytest-xdist do not work together (see the pin in pyproject.toml)"
         )
+
+
+@pytest.fixture(autouse=True)
+def _default_sigint() -> Iterator[None]:
+    """Each test starts with Python's own Ctrl-C handler: a test that runs the command in-process
+    through an interrupt leaves SIGINT ignored (the command ignores a second Ctrl-C while it winds
+    down), and a later test in the same worker that interrupts itself (the silence limit) would
+    then never see its KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
