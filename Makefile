@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: agents agents-image install lock bench test test-slow test-fast lint perf perf-instructions perf-agents scaling cluster-scaling real-model clean regress baseline report paper site field-suite power-study
+.PHONY: agents agents-image install lock bench test test-slow test-fast lint perf perf-instructions perf-agents scaling cluster-scaling real-model clean regress baseline report paper site site-screenshots field-suite power-study
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -111,11 +111,15 @@ cluster-scaling: $(STAMP)
 # the shipping agents' CLIs (Claude Code, Codex CLI, OpenCode) at the versions pinned in
 # scripts/agents/package-lock.json, into .agents/ (ignored): `npm ci` checks every package's
 # sha512 against the lock (npm ci refuses a lock without the other platforms' optional packages, so
-# npm install, which keeps the locked versions and checks them too). Not needed by make bench or make test (issue #44, under way)
-agents:
+# npm install, which keeps the locked versions and checks them too); and the commands they need
+# beside them that PyPI ships (scripts/agents/tools.txt: rg) into .agents/tools/bin. Not needed by
+# make bench or make test
+agents: $(STAMP)
 	mkdir -p .agents
 	cp scripts/agents/package.json scripts/agents/package-lock.json .agents/
 	cd .agents && npm install --no-audit --no-fund --silent --no-save 2>&1 | grep -v EBADENGINE || true
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --only-binary=:all: \
+		--no-deps --prefix .agents/tools -r scripts/agents/tools.txt
 	@ls .agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude \
 		.agents/node_modules/@openai/codex-linux-x64/vendor/*/bin/codex \
 		.agents/node_modules/opencode-linux-x64/bin/opencode 2>/dev/null || true
@@ -135,9 +139,12 @@ paper: $(STAMP)
 
 # the example leaderboard site: the committed results (latest, products, field/run) as
 # submissions (no logs: they keep none), each dated by its summary's last commit (now, outside
-# a git checkout), then the site
-# in build/site/ and its screenshots at 1280 px in docs/site/ (where chromium is installed)
+# a git checkout), then the site in build/site/ with its screenshots at 1280 px beside it (where
+# chromium is installed). The screenshots in docs/site/ change only by `make site-screenshots`:
+# their bytes differ from one Chromium build to the next, so a plain `make site` leaves the
+# checkout as it was
 SITE_RESULTS := latest products field/run
+SITE_PAGES := index:index submission:submissions/latest
 site: $(STAMP)
 	rm -rf build/submissions && mkdir -p build/submissions
 	for run in $(SITE_RESULTS); do \
@@ -148,10 +155,15 @@ site: $(STAMP)
 	$(BIN)/todo-bench site build/submissions --out build/site --field results/field \
 		--methods docs/metrics.md docs/statistics.md docs/publishing.md
 	@browser=$$(command -v chromium || command -v chromium-browser); \
-	if [ -n "$$browser" ]; then for page in index:index submission:submissions/latest; do \
+	if [ -n "$$browser" ]; then for page in $(SITE_PAGES); do \
 		$$browser --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1000 \
-			--screenshot=docs/site/$${page%%:*}.png "file://$$PWD/build/site/$${page#*:}.html" \
-			>/dev/null 2>&1; done; echo "docs/site/index.png, docs/site/submission.png"; fi
+			--screenshot=build/site/$${page%%:*}.png "file://$$PWD/build/site/$${page#*:}.html" \
+			>/dev/null 2>&1; done; echo "build/site/index.png, build/site/submission.png"; \
+	else echo "no chromium: the site is built, its screenshots are not"; fi
+
+# the site's screenshots as docs/publishing.md shows them (refresh on purpose, and commit)
+site-screenshots: site
+	for page in $(SITE_PAGES); do cp build/site/$${page%%:*}.png docs/site/; done
 
 real-model: $(STAMP)
 	bash scripts/local_model.sh

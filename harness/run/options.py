@@ -27,7 +27,7 @@ from pydantic.fields import FieldInfo
 from harness.metrics import DEFAULT_PAIRED_METRICS
 from harness.products.product import SandboxKind
 from harness.results.summary import PRICES
-from harness.todo.variants import Variant
+from harness.todo.variants import SETS, Variant
 
 #: bounds on one run's plan: beyond them a run is a typo, not a benchmark (it would only fill
 #: the memory); a larger study is several runs
@@ -140,7 +140,9 @@ class RunOptions(BaseModel):
     )
     variants: str | list[str] = Field(
         "headline",
-        description="comma-separated variants, or the sets 'headline' (default) and 'products'",
+        description="comma-separated variants, or a set of them: "
+        + ", ".join(f"'{name}'" for name in (*SETS, "products"))
+        + " (default headline; docs/running.md)",
     )
     design: list[str] = Field(
         default_factory=list,

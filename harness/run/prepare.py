@@ -216,13 +216,14 @@ def _check_agents(
     scripted = plan.model.startswith(SCRIPTED)
     kind: SandboxKind = "local" if scripted or plan.local_sandbox else "docker"
     if clis and kind == "docker":
-        check_docker()
+        check_docker(plan.model)
     for product in clis if kind == "local" else []:
         binary(product)
     if clis and not scripted and kind == "local":
         print(
-            "todo-bench: WARNING: a real model drives a CLI agent on this host with its "
-            "permissions bypassed (--local-sandbox)",
+            f"todo-bench: WARNING: {plan.model} drives a CLI agent on this host with its "
+            "permissions bypassed (--local-sandbox): safe only for a scripted model, never for a "
+            "real one",
             file=sys.stderr,
         )
     skipped = {v.label: left for v in variants if v.cli and (left := left_out(v.cli, scenarios))}

@@ -198,8 +198,8 @@ def products() -> tuple[str, ...]:
 
 
 def parse_variants(names: str | list[str]) -> list[Variant]:
-    """Comma-separated or listed variant names; a set's name (`headline`, `products`,
-    `seed-stack`, `seed-factorial`, `agents`) expands to its variants."""
+    """Comma-separated or listed variant names; a set's name (`products` or one of SETS)
+    expands to its variants."""
     raw = names.split(",") if isinstance(names, str) else names
     result: list[Variant] = []
     for name in (n.strip() for n in raw if n.strip()):

@@ -5,13 +5,13 @@ inspect-swe's agent, the bridge and the episode exactly as the product would."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval
 
+from harness.agents.install import tool
 from harness.agents.watchdog import IDLE_SECONDS
 from harness.products.product import CliProduct
 from harness.run.task import build_task
@@ -47,7 +47,7 @@ def test_a_crashed_or_hung_cli_ends_its_episode_naming_the_cause(
 ) -> None:
     # the harness refuses to start a CLI whose host commands are missing (a one-line error, its
     # own test); here that error would hide the cause this test asserts
-    missing = [command for command in product.requires if shutil.which(command) is None]
+    missing = [command for command in product.requires if tool(command) is None]
     if missing:
         pytest.skip(f"{product.cli} needs {', '.join(missing)} on PATH, not installed here")
     # it answers a version probe as the product does (inspect-swe asks Codex's before the run,

@@ -4,18 +4,21 @@ how to install it; a real model drives one on the host only when asked by name."
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from harness.agents.install import AGENTS_DIR, AgentMissing, binary
+from harness.agents.install import AGENTS_DIR, FROM_PYPI, AgentMissing, binary, tool
+from harness.agents.sandboxes import host_search_path
 from harness.agents.support import agent_record
 from harness.products.catalog import PRODUCTS
 from harness.products.product import CliProduct
 from harness.results.provenance import code_hash
 from harness.todo.variants import parse_variants
+from tests.helpers import ROOT
 
 PRODUCT = PRODUCTS["cli/claude-code-todowrite"]
 
@@ -89,7 +92,11 @@ def _commands_beside(folder: Path) -> str:
         ("compose=1", (), "needs docker compose v2"),
         ("image=1", (), "is not built: run `make agents-image`"),
         ("stale=1", (), "was built from other todo-bench code"),
-        (None, ("--local-sandbox",), "WARNING: a real model drives a CLI agent on this host"),
+        (
+            None,
+            ("--local-sandbox",),
+            "WARNING: anthropic/claude-sonnet-4-5 drives a CLI agent on this host",
+        ),
     ],
 )
 def test_a_real_model_goes_to_the_docker_sandbox_or_to_the_host_only_when_asked(
@@ -117,7 +124,9 @@ def test_a_real_model_goes_to_the_docker_sandbox_or_to_the_host_only_when_asked(
     assert "Traceback" not in done.stderr and said in done.stderr, done.stderr
     if not flag:
         assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
-        assert docker is not None or "--local-sandbox" in done.stderr
+        assert (
+            docker is not None or "scripted model of your own, pass --local-sandbox" in done.stderr
+        )
 
 
 def test_the_codex_row_records_each_of_its_own_config_switches() -> None:
@@ -157,11 +166,44 @@ def test_a_cli_that_needs_a_command_beside_it_says_which_is_missing(
     _fake_install(tmp_path / "agents", opencode.version, opencode)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(
-        AgentMissing, match=r"needs node \(Debian: nodejs\), rg \(Debian: ripgrep\)"
+        AgentMissing,
+        match=r"needs node \(Debian: nodejs\), rg \(Debian: ripgrep; `make agents` brings it "
+        r"from PyPI's ripgrep\)",
     ):
         binary(opencode)
     monkeypatch.setenv("PATH", _commands_beside(tmp_path / "bin"))
     assert binary(opencode) == tmp_path / "agents" / opencode.binary
+
+
+def test_a_command_make_agents_brought_is_found_beside_the_clis(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opencode = PRODUCTS["cli/opencode"]
+    monkeypatch.setenv(AGENTS_DIR, str(tmp_path / "agents"))
+    _fake_install(tmp_path / "agents", opencode.version, opencode)
+    # node on PATH (and nothing else of this host's), rg only where `make agents` puts it
+    _commands_beside(tmp_path / "bin")
+    (tmp_path / "bin" / "rg").unlink()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    with pytest.raises(AgentMissing, match="rg"):
+        binary(opencode)
+    brought = tmp_path / "agents" / "tools" / "bin"
+    brought.mkdir(parents=True)
+    (brought / "rg").write_text("#!/bin/sh\n", encoding="utf-8")
+    (brought / "rg").chmod(0o755)
+    assert tool("rg") == str(brought / "rg")
+    assert binary(opencode) == tmp_path / "agents" / opencode.binary
+    assert str(brought) in host_search_path(opencode).split(os.pathsep)
+
+
+def test_make_agents_pins_every_command_it_brings_from_pypi() -> None:
+    pins = (ROOT / "scripts" / "agents" / "tools.txt").read_text(encoding="utf-8")
+    pinned = dict(
+        line.split("==") for line in pins.splitlines() if line.strip() and not line.startswith("#")
+    )
+    assert set(pinned) == set(FROM_PYPI.values())
+    # every command it brings is one a product needs beside its binary
+    assert set(FROM_PYPI) <= {c for p in PRODUCTS.values() for c in p.requires}
 
 
 def test_run_json_records_each_agent_row_s_product_version_and_switches() -> None:
