@@ -106,7 +106,20 @@ def pages(pdf: Path, folder: Path) -> list[Path]:
     return sorted(folder.glob("page-*.png"))
 
 
+#: the commands the report needs, each with the Debian package that has it
+TOOLS = {"pdflatex": "texlive-latex-recommended", "pdftoppm": "poppler-utils"}
+
+
+def missing_tools() -> list[str]:
+    """The commands of TOOLS not on PATH, each with its Debian package."""
+    return [f"{c} (Debian: {pkg})" for c, pkg in TOOLS.items() if shutil.which(c) is None]
+
+
 def main() -> int:
+    missing = missing_tools()
+    if missing:
+        print(f"make paper needs {', '.join(missing)}; install them first", file=sys.stderr)
+        return 2
     pdf, _ = build(PAPER / "build")
     shutil.copyfile(pdf, PAPER / "todo-bench.pdf")
     written = pages(PAPER / "todo-bench.pdf", PAPER)

@@ -21,8 +21,11 @@ PAPER = ROOT / "docs" / "paper"
 @needs_pdflatex
 def test_the_report_compiles_printably_and_its_committed_pages_match(tmp_path: Path) -> None:
     paper = load_script("paper")
-    pdf, log = paper.build(tmp_path)
+    pdf, log = paper.build(tmp_path / "here")
     assert_printable(log, pdf)
+    # the same bytes from another folder (pdfTeX's /ID would otherwise derive from the path)
+    elsewhere, _ = paper.build(tmp_path / "somewhere" / "else")
+    assert elsewhere.read_bytes() == pdf.read_bytes()
     assert "\\resizebox" not in (PAPER / "todo-bench.tex").read_text(encoding="utf-8")
     if shutil.which("pdfinfo") is None:
         pytest.skip("no poppler-utils (pdfinfo) to count the pages")
@@ -30,3 +33,16 @@ def test_the_report_compiles_printably_and_its_committed_pages_match(tmp_path: P
     match = re.search(r"^Pages:\s+(\d+)", info.stdout, re.M)
     assert match is not None
     assert len(list(PAPER.glob("page-*.png"))) == int(match.group(1))  # make paper ran last
+
+
+def test_without_pdflatex_the_report_names_the_packages_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    paper = load_script("paper")
+    monkeypatch.setenv("PATH", str(tmp_path))  # neither pdflatex nor pdftoppm
+    assert paper.main() == 2
+    said = capsys.readouterr().err.strip()
+    assert said == (
+        "make paper needs pdflatex (Debian: texlive-latex-recommended), pdftoppm (Debian: "
+        "poppler-utils); install them first"
+    )
