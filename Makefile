@@ -137,13 +137,15 @@ agents-image: agents $(STAMP)
 paper: $(STAMP)
 	$(BIN)/python scripts/paper.py
 
-# the example leaderboard site: the committed results (latest, products, field/run) as
+# the example leaderboard site: every committed result of the suite (the scaling study's
+# generated scenarios aside: tests/results/test_site.py NOT_SUBMITTABLE) as
 # submissions (no logs: they keep none), each dated by its summary's last commit (now, outside
 # a git checkout), then the site in build/site/ with its screenshots at 1280 px beside it (where
 # chromium is installed). The screenshots in docs/site/ change only by `make site-screenshots`:
 # their bytes differ from one Chromium build to the next, so a plain `make site` leaves the
 # checkout as it was
-SITE_RESULTS := latest products field/run
+SITE_RESULTS := latest products agents agents-hooks hard seed-stack seed-stack-hard \
+	seed-stack-own-words seed-factorial sequential-example field/run field-suite/pilot field-suite/run
 SITE_PAGES := index:index submission:submissions/latest
 site: $(STAMP)
 	rm -rf build/submissions && mkdir -p build/submissions

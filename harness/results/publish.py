@@ -7,6 +7,7 @@ import csv
 import html
 import inspect as pyinspect
 import io
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -27,6 +28,27 @@ def _rows(summary: Summary, columns: tuple[tuple[str, str], ...]) -> list[list[o
             cells.append("n/a" if stat is None else cell(stat, metric))
         rows.append([v.variant, v.episodes, *cells])
     return rows
+
+
+#: a tabulate html row's first cell (a variant's name)
+_FIRST_CELL = re.compile(r"<tr><td([^>]*)>([^<]*?)\s*</td>")
+#: a cell holding a mean and its standard error
+_SPREAD = re.compile(r"<td([^>]*)>([^<]*?) ± ([^<]*?)\s*</td>")
+
+
+def name_html(name: str) -> str:
+    """A variant's name that may break only before a switch (`L4-inject` / `+gate`), never
+    inside a level's or a switch's own name."""
+    first, *switches = html.escape(name).split("+")
+    pieces = [first, *(f"+{s}" for s in switches)]
+    return "<wbr>".join(f'<span class="name">{piece}</span>' for piece in pieces)
+
+
+def _readable(table: str) -> str:
+    """A tabulate html table whose variant names break only between switches and whose
+    standard errors sit under their means, so that no number wraps inside itself."""
+    table = _FIRST_CELL.sub(lambda m: f'<tr><td{m[1]} class="name">{name_html(m[2])}</td>', table)
+    return _SPREAD.sub(r"<td\1>\2<small>± \3</small></td>", table)
 
 
 def _tables(summary: Summary, tablefmt: str) -> list[tuple[str, str]]:
@@ -89,10 +111,12 @@ body { font-family: system-ui, sans-serif; margin: 2rem; color: #1b1b1b; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
 p { text-align: left; max-width: 60rem; }
 p.meta { color: #555; } p.incomplete { color: #b00020; font-weight: bold; }
-div.glossary td { text-align: left; white-space: normal; }
+div.glossary td, div.prose td { text-align: left; white-space: normal; }
 table { border-collapse: collapse; font-size: 0.85rem; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.5rem; text-align: right; }
 td { white-space: nowrap; }
+td.name { white-space: normal; } span.name { white-space: nowrap; }
+td small { color: #555; display: block; font-size: 0.75rem; }
 div.wide { overflow-x: auto; }
 th:first-child, td:first-child { text-align: left; }
 thead th { border-bottom: 2px solid #333; }
@@ -129,7 +153,7 @@ def _design_table(summary: Summary) -> str:
     table = tabulate(
         rows, headers=["variant", "todo tools", "backend rule", "switches"], tablefmt="html"
     )
-    return f'<h2>The designs compared</h2>\n<div class="wide">{table}</div>'
+    return f'<h2>The designs compared</h2>\n<div class="wide prose">{_readable(table)}</div>'
 
 
 def _heat_map(summary: Summary) -> str:
@@ -145,7 +169,7 @@ def _heat_map(summary: Summary) -> str:
                 continue
             hue = int(120 * value)  # 0 red .. 120 green
             cells.append(f'<td style="background:hsl({hue},60%,80%)">{value:.2f}</td>')
-        rows.append(f"<tr><td>{html.escape(v.variant)}</td>{''.join(cells)}</tr>")
+        rows.append(f'<tr><td class="name">{name_html(v.variant)}</td>{"".join(cells)}</tr>')
     return (
         "<h2>Success per scenario</h2>\n"
         f'<table class="heat"><thead><tr><th>variant</th>{head}</tr></thead>'
@@ -157,7 +181,7 @@ def sections(summary: Summary) -> list[str]:
     """The page's parts after its title: the tables, the figures, the sequential record, the
     heat map, the designs and the glossary (the site's submission pages show them too)."""
     parts = [
-        f'<h2>{html.escape(caption)}</h2>\n<div class="wide">{table}</div>'
+        f'<h2>{html.escape(caption)}</h2>\n<div class="wide">{_readable(table)}</div>'
         for caption, table in _tables(summary, "html")
     ]
     from harness.results import plots  # matplotlib is imported only when a page is drawn
@@ -173,7 +197,7 @@ def sections(summary: Summary) -> list[str]:
     )
     agents = agents_table(summary, "html")
     if agents is not None:
-        parts.append(f'<h2>Shipping agents</h2>\n<div class="wide">{agents}</div>')
+        parts.append(f'<h2>Shipping agents</h2>\n<div class="wide prose">{_readable(agents)}</div>')
     if summary.sequential is not None:
         parts.append("<h2>Sequential run</h2>\n" + section(summary.sequential, "html"))
     parts.append(_heat_map(summary))

@@ -16,7 +16,7 @@ from markdown_it import MarkdownIt
 
 from harness.errors import UsageError
 from harness.results.cells import parts, stat_of, title
-from harness.results.publish import incomplete, page, sections
+from harness.results.publish import incomplete, name_html, page, sections
 from harness.results.submission import ARCHIVES, MANIFEST, Manifest, check, opened
 from harness.results.summary import Stat, Summary
 
@@ -37,17 +37,18 @@ FIELD_DATA = (".json", ".yaml")
 
 SITE_STYLE = """
 nav { margin-bottom: 1rem; } nav a { margin-right: 1rem; }
-td small { color: #555; display: block; font-size: 0.75rem; }
 th[data-sort] { cursor: pointer; user-select: none; }
 th[aria-sort=ascending]::after { content: " \\25B2"; }
 th[aria-sort=descending]::after { content: " \\25BC"; }
 div.filters { margin: 1rem 0; display: flex; gap: 1rem; flex-wrap: wrap; }
-div.doc > ul, div.doc > ol { max-width: 60rem; }
+div.doc > ul, div.doc > ol, ul.suites { max-width: 60rem; }
+ul.suites { font-size: 0.85rem; color: #555; overflow-wrap: anywhere; }
 div.doc table td { white-space: normal; text-align: left; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: 0.5rem; }
 code { overflow-wrap: anywhere; }
 #board td:nth-child(-n+3), #board th:nth-child(-n+3) { text-align: left; }
-div.wide td { white-space: normal; }
+#board { font-size: 0.8rem; } #board th, #board td { padding: 0.3rem 0.4rem; }
+div.doc div.wide td { white-space: normal; }
 table.provenance td { white-space: normal; text-align: left; overflow-wrap: anywhere; }
 """
 
@@ -180,14 +181,17 @@ def _index(entries: list[Entry], links: list[tuple[str, str]]) -> str:
     heads = [("model", "text"), ("variant", "text"), ("submission", "text")]
     heads += [(header, "number") for _, header in COLUMNS]
     head = "".join(f'<th data-sort="{kind}">{html.escape(h)}</th>' for h, kind in heads)
+    suites = _suites(entries)
     rows = []
     for entry in entries:
+        suite, scenarios = suites[entry.name], ", ".join(entry.manifest.scenarios)
         for v in entry.summary.variants:
             model, link = html.escape(entry.manifest.model), f"submissions/{entry.name}.html"
             cells = [
                 f'<td data-v="{model}">{model}</td>',
-                f'<td data-v="{html.escape(v.variant)}">{html.escape(v.variant)}</td>',
-                f'<td data-v="{entry.name}"><a href="{link}">{entry.name}</a></td>',
+                f'<td class="name" data-v="{html.escape(v.variant)}">{name_html(v.variant)}</td>',
+                f'<td data-v="{entry.name}" title="{html.escape(scenarios)}">'
+                f'<a href="{link}">{entry.name}</a><small>suite {suite}</small></td>',
                 *(_cell(stat_of(v, metric), metric) for metric, _ in COLUMNS),
             ]
             rows.append(
@@ -204,6 +208,9 @@ def _index(entries: list[Entry], links: list[tuple[str, str]]) -> str:
         "checks it (rescoring aside). Cells: mean per episode, its 95% interval below "
         "(percentile bootstrap over scenarios). Click a header to sort. Simulated agents "
         "(sim/...) demonstrate the harness; they are not evidence about real models.</p>\n"
+        + '<p class="meta">Rows compare only within one suite: the same scenario set and '
+        "the same epochs. The suites here:</p>\n"
+        + _suite_legend(entries, suites)
         + '<div class="filters"><label>filter <input id="q" type="search"></label>'
         + _select("model", models)
         + _select("variant", variants)
@@ -213,6 +220,39 @@ def _index(entries: list[Entry], links: list[tuple[str, str]]) -> str:
         + "\n</tbody></table>"
     )
     return page("todo-bench leaderboard", body, style=SITE_STYLE, script=SCRIPT)
+
+
+def _suites(entries: list[Entry]) -> dict[str, str]:
+    """Each submission's suite, named by a letter per distinct scenario set (in the order first
+    met) and its epochs: `A x3`."""
+    letters: dict[str, str] = {}
+    named = {}
+    for entry in entries:
+        scenarios = entry.manifest.versions.scenario_hash + ":" + ",".join(entry.manifest.scenarios)
+        letter = letters.setdefault(scenarios, _letter(len(letters)))
+        named[entry.name] = f"{letter} x{entry.manifest.epochs}"
+    return named
+
+
+def _letter(n: int) -> str:
+    """A, B, ..., Z, AA, AB, ..."""
+    return ("" if n < 26 else _letter(n // 26 - 1)) + chr(ord("A") + n % 26)
+
+
+def _suite_legend(entries: list[Entry], suites: dict[str, str]) -> str:
+    seen: dict[str, str] = {}
+    for entry in entries:
+        letter = suites[entry.name].split(" ")[0]
+        manifest = entry.manifest
+        seen.setdefault(
+            letter,
+            f"{len(manifest.scenarios)} scenarios, set {manifest.versions.scenario_hash}: "
+            + ", ".join(manifest.scenarios),
+        )
+    items = "".join(
+        f"<li><b>{letter}</b>: {html.escape(text)}</li>" for letter, text in seen.items()
+    )
+    return f'<ul class="suites">{items}</ul>\n'
 
 
 def _select(name: str, options: list[str]) -> str:
