@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -112,6 +111,10 @@ def calls(db: Path) -> list[CallRecord]:
     """Every tool call of OpenCode's own store (its SQLite `opencode.db`: one `part` row per
     piece of a message, a tool call's part holding its `callID`, `tool` and `state` with the
     input and the output or error), in the order made; sub-agents' sessions left out."""
+    # imported here: the docker sandbox's image imports this wing (its hook command) from a
+    # Python built without the sqlite3 library, and reads no store
+    import sqlite3
+
     with contextlib.closing(sqlite3.connect(db)) as connection:
         rows = connection.execute(
             "SELECT part.data FROM part JOIN session ON part.session_id = session.id "
