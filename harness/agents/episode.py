@@ -359,7 +359,7 @@ class CliEpisode:
                 problems.append(
                     f"{slot.tool} call {slot.call_id}: the record holds other arguments"
                 )
-            problems.extend(await self._replay(slot, record, tools))
+            problems.extend(await self.replay(slot, record, tools))
         problems.extend(
             f"{r.tool} call {r.id} is in the product's record, not in the bridge's"
             for r in by_id.values()
@@ -368,7 +368,10 @@ class CliEpisode:
         self._end(ended)
         return self.ledger, problems
 
-    async def _replay(self, slot: TodoSlot, record: CallRecord, tools: dict[str, Any]) -> list[str]:
+    async def replay(self, slot: TodoSlot, record: CallRecord, tools: dict[str, Any]) -> list[str]:
+        """The product's record of one todo call run through the design (`tools`: the
+        episode's todo tools by name), its event appended to the ledger; the product's verdict
+        wins. Also what verify runs again on a log (`harness/run/rederive_cli.py`)."""
         store, scratch = self.episode.store, self.episode.ledger.events
         saved = store.snapshot()
         self.episode.turn = slot.turn

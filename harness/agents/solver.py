@@ -31,6 +31,7 @@ from harness.agents.episode import (
     RecordMismatch,
     UserSpeaks,
 )
+from harness.agents.evidence import CliEvidence, workspace_evidence
 from harness.agents.hooked import (
     HookJournal,
     disagreements,
@@ -106,7 +107,8 @@ def cli_agent(product: CliProduct, kind: SandboxKind = "local") -> Solver:
         finally:
             try:
                 episode.settle(state.messages)
-                ledger, problems = await episode.build(runner.record(home), ended)
+                calls = runner.record(home)
+                ledger, problems = await episode.build(calls, ended)
                 if product.compact_command is not None:
                     problems += _compactions_disagree(runner.compactions(home), episode)
                 journaled = hook_records(home)
@@ -119,6 +121,11 @@ def cli_agent(product: CliProduct, kind: SandboxKind = "local") -> Solver:
                 record.ledger_json = ledger.model_dump_json()
                 record.checks = [c.model_dump() for c in run_checks(workspace, scenario)]
                 record.final_files = [f for f in workspace.files() if not f.startswith(OWN_FILES)]
+                evidence = state.store_as(CliEvidence)
+                evidence.calls = [c.model_dump() for c in calls]
+                evidence.digests, evidence.files = workspace_evidence(
+                    workspace.root, record.final_files
+                )
                 record.task_state = episode.tracker.snapshot()
                 progress.episode_done()
             finally:

@@ -33,6 +33,7 @@ from harness._inspect_private import outside_a_sample
 from harness.episode.record import EpisodeRecord
 from harness.results.binding import FOREIGN_ARGS
 from harness.results.differences import differences, more
+from harness.run.logged import same_scenario, stored, the_scenario
 from harness.run.replay_model import REPLAY, ReplayAPI, TranscriptEnded
 from harness.scoring.scorer import todo_scorer
 from harness.suite.scenario import Scenario
@@ -101,7 +102,7 @@ async def _episode(
     """One sample replayed and compared with its log."""
     scenario = metadata["scenario"]
     assert isinstance(scenario, Scenario)  # build_task's dataset holds scenarios, not dumps
-    if not _same_scenario(sample, scenario):
+    if not same_scenario(sample, scenario):
         return ["scenario: the log's scenario is not this todo-bench's"]
     outputs = [e.output for e in sample.events if isinstance(e, ModelEvent)]
     replayed, tools, used, failed = await _replay(solver, sample, metadata, prompt, outputs)
@@ -117,14 +118,6 @@ async def _episode(
     problems += _messages(sample.messages, replayed.messages)
     problems += await _score(sample, replayed)
     return problems
-
-
-def _same_scenario(sample: EvalSample, scenario: Scenario) -> bool:
-    """The scenario a log's sample holds (its JSON, defaults left out) is this one."""
-    try:
-        return Scenario.model_validate((sample.metadata or {}).get("scenario")) == scenario
-    except ValueError:
-        return False
 
 
 async def _replay(
@@ -175,16 +168,14 @@ def _as_generate(function: Any) -> Generate:
 
 def _record(sample: EvalSample, replayed: TaskState) -> list[str]:
     """The log's episode record (the sample's store) against the replay's, field by field."""
-    # read as plain keys: a StoreModel built from a dict would write into inspect's current store
-    prefix = f"{EpisodeRecord.__name__}:"
-    stored = {k.removeprefix(prefix): v for k, v in sample.store.items() if k.startswith(prefix)}
+    kept = stored(sample, EpisodeRecord)
     again = replayed.store_as(EpisodeRecord)
     problems = []
     for name in RECORD_FIELDS:
         if name == "ledger_json":
-            a, b = _json(stored.get(name, "")) or stored.get("ledger"), _json(again.ledger_json)
+            a, b = _json(kept.get(name, "")) or kept.get("ledger"), _json(again.ledger_json)
         else:
-            a, b = stored.get(name), getattr(again, name)
+            a, b = kept.get(name), getattr(again, name)
         differs = differences(a, b, name)
         if differs:
             problems.append(f"record: {differs[0]}" + more(differs))
@@ -265,20 +256,12 @@ def rescore_stored(log: EvalLog, where: str) -> list[str]:
 
 async def _rescore_stored(log: EvalLog, where: str) -> list[str]:
     """`rescore_stored` in one event loop."""
-    from harness.suite.scenario import ScenarioError, load_scenarios, select
-
     problems: list[str] = []
     for sample in log.samples or []:
         episode = f"{where} {sample.id} epoch {sample.epoch}"
-        try:
-            (scenario,) = select(load_scenarios(), [str(sample.id)])
-        except ScenarioError as error:
-            problems.append(f"rederive: {episode}: {error}")
-            continue
-        turns = int(((sample.metadata or {}).get("scenario") or {}).get("max_turns") or 0)
-        scenario = scenario.model_copy(update={"max_turns": min(turns, scenario.max_turns)})
-        if not _same_scenario(sample, scenario):
-            problems.append(f"rederive: {episode}: scenario: the log's scenario is not this one's")
+        scenario = the_scenario(sample)
+        if isinstance(scenario, str):
+            problems.append(f"rederive: {episode}: {scenario}")
             continue
         state = TaskState(
             ModelName(f"{REPLAY}/record"),
