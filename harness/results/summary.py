@@ -149,6 +149,9 @@ class RunRecord(BaseModel):
     here, so a submission reads it without the run wing; `harness.run.folder` writes it)."""
 
     model: str
+    #: the model's arguments (`-M`; the simulated agent's seed, its latency, ...); empty in run
+    #: folders made before 2026-12-05
+    model_args: dict[str, Any] = {}
     variants: list[str]
     seed: int
     epochs: int

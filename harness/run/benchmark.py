@@ -121,6 +121,7 @@ def run_record(plan: RunOptions, ready: Prepared) -> RunRecord:
 
     return RunRecord(
         model=plan.model,
+        model_args=ready.model_args,
         variants=ready.labels,
         seed=plan.seed,
         epochs=plan.epochs,

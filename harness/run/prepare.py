@@ -164,14 +164,15 @@ def _run_id(
 def _check_sim(plan: RunOptions, model_args: dict[str, Any], variants: list[Variant]) -> None:
     """The simulated agent's profile and arguments read, and every design one it can drive;
     its seed and scenario folder are the run's."""
-    from harness.models.sim.profiles import load_profile
+    from harness.models.sim import latency
+    from harness.models.sim.profiles import SCENARIO_DIR_ARG, load_profile, split_args
 
     model_args.setdefault("seed", plan.seed)
     if (folder := own_folder(plan.scenario_dir)) is not None:
-        model_args.setdefault("scenario_dir", folder)
-    load_profile(
-        plan.model.split("/", 1)[1], {k: v for k, v in model_args.items() if k != "scenario_dir"}
-    )
+        model_args.setdefault(SCENARIO_DIR_ARG, folder)
+    overrides, options = split_args(model_args)
+    load_profile(plan.model.split("/", 1)[1], overrides)
+    latency.parse(options.get(latency.ARG, 0))
     _check_sim_can_drive(variants)
 
 

@@ -97,6 +97,21 @@ class ProfileError(ValueError):
     """An unknown profile, an unreadable profile file or a bad override."""
 
 
+#: the sim's model arguments that are not profile fields: its scenario folder (the run's) and
+#: its latency per request (`latency.py`)
+SCENARIO_DIR_ARG = "scenario_dir"
+LATENCY_ARG = "latency"
+
+
+def split_args(model_args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The sim's model arguments as (the profile's overrides, its own options)."""
+    options = (SCENARIO_DIR_ARG, LATENCY_ARG)
+    return (
+        {k: v for k, v in model_args.items() if k not in options},
+        {k: v for k, v in model_args.items() if k in options},
+    )
+
+
 def load_profile(name: str, overrides: dict[str, Any] | None = None) -> Profile:
     """`oracle|careful|sloppy|chaotic|own-words`, or `file:path.yaml`; overrides win."""
     if name.startswith("file:"):

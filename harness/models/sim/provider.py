@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import random
@@ -23,10 +24,10 @@ from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 
 from harness._inspect_private import ActiveSample, active_samples, sample_active
 from harness.episode.gate.planner import SCHEMA_NAME
-from harness.models.sim import tokens
+from harness.models.sim import latency, tokens
 from harness.models.sim.memory import Memory
 from harness.models.sim.policy import SimPolicy
-from harness.models.sim.profiles import load_profile
+from harness.models.sim.profiles import SCENARIO_DIR_ARG, load_profile, split_args
 from harness.models.sim.wording import word_plan
 from harness.suite.cli_tools import shell_of, to_cli, workspace_note, workspace_root
 from harness.suite.scenario import SCENARIO_DIR, Scenario, load_scenarios
@@ -59,8 +60,10 @@ class SimModel(ModelAPI):
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
-        scenario_dir = model_args.pop("scenario_dir", None)
-        self.profile = load_profile(model_name, model_args)
+        overrides, options = split_args(model_args)
+        scenario_dir = options.get(SCENARIO_DIR_ARG)
+        self.latency = latency.parse(options.get(latency.ARG, 0))
+        self.profile = load_profile(model_name, overrides)
         directory = (
             SCENARIO_DIR if scenario_dir is None else __import__("pathlib").Path(scenario_dir)
         )
@@ -81,6 +84,11 @@ class SimModel(ModelAPI):
         config: GenerateConfig,
     ) -> ModelOutput:
         active = sample_active()
+        if self.latency[1] > 0:  # a hosted model's time, before any decision is made
+            where = f"{active.id}|{active.epoch}" if active else "none"
+            await asyncio.sleep(
+                latency.delay(self.latency, self.profile.seed, f"{where}|{len(input)}")
+            )
         scenario = self._scenario(input, active)
         if scenario is None:
             return self._output(
