@@ -11,14 +11,36 @@ from harness.results.publish import FORMATS, leaderboard
 
 
 def cmd_rescore(args: argparse.Namespace) -> int:
-    """Re-score a run's kept logs with today's scorer (inspect's own `score`), then summarize."""
+    """Re-score a run's kept logs with today's scorer (inspect's own `score`), then summarize;
+    or a published board's kept episodes (episodes.json.gz), then publish it again."""
+    from harness.results.kept import EPISODES
     from harness.run.folder import RunFolder
     from harness.versions import TASK_VERSION
 
-    folder = RunFolder(str(args.run))
+    where = str(args.run)
+    if not storage.is_file(storage.join(where, "run.json")) and storage.is_file(
+        storage.join(where, EPISODES)
+    ):
+        return _rescore_published(where)
+    folder = RunFolder(where)
     summary, rescored = folder.rescore()
     print(folder.publish(summary))
     print(f"re-scored {rescored} logs in {folder.path} with task version {TASK_VERSION}")
+    return 0 if summary.complete else 1
+
+
+def _rescore_published(where: str) -> int:
+    import time
+
+    from harness.results.outputs import publish_set
+    from harness.results.summary import read_summary
+    from harness.run.rescore_kept import rescore_kept
+
+    started = time.monotonic()
+    summary = rescore_kept(where, read_summary(storage.join(where, "summary.json")))
+    publish_set(summary, where)
+    count = sum(v.episodes for v in summary.variants)
+    print(f"re-scored {count} kept episodes in {where} ({time.monotonic() - started:.1f} s)")
     return 0 if summary.complete else 1
 
 
@@ -96,7 +118,11 @@ def add(sub: Commands) -> None:
         "made is scoring only (detectors, checks, matcher); a change to prompts, tools or the "
         "loop needs a rerun.",
     )
-    resc.add_argument("run", help="run folder (with run.json and logs/)")
+    resc.add_argument(
+        "run",
+        help="run folder (with run.json and logs/), or a published board (summary.json and "
+        "episodes.json.gz)",
+    )
     resc.set_defaults(func=cmd_rescore)
 
     board = sub.add_parser("leaderboard", help="print a run's leaderboard")

@@ -100,6 +100,12 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
             return _result(folder, None, False, elapsed, unwritten)
         complete = success and summary.complete
         _publish_set(plan, summary, complete, say)
+        if plan.publish is not None and complete:
+            # the board's episodes beside it: `rescore` rebuilds it from them, no rerun
+            from harness.results.kept import write_kept
+            from harness.run.rescore_kept import kept_of_logs
+
+            write_kept(kept_of_logs(folder.logs, results, ready.price), plan.publish)
         folder.write_timing(_timing(elapsed, cpu_before, cpu_episodes))
         return _result(folder, summary, complete, elapsed, list(summary.problems))
 

@@ -11,6 +11,7 @@ import pytest
 
 from harness.cli import main
 from harness.results import outputs
+from harness.results.kept import EPISODES
 from harness.results.outputs import publish_set
 from harness.results.publish import FORMATS
 from harness.results.summary import read_summary
@@ -83,7 +84,8 @@ def test_publish_writes_the_whole_set_beside_the_run(
     run = tmp_path / "run"
     args = ["run", *SMALL, "--out", str(run), "--publish", str(latest)]
     assert main(args) == 0
-    assert sorted(p.name for p in latest.iterdir()) == SET  # the stale picture is gone
+    # the stale picture is gone; the board's episodes are kept beside it
+    assert sorted(p.name for p in latest.iterdir()) == sorted([*SET, EPISODES])
     assert (latest / "summary.json").read_bytes() == (run / "summary.json").read_bytes()
     assert (latest / "leaderboard.md").read_bytes() == (run / "leaderboard.md").read_bytes()
     assert all(b"committed" not in (latest / name).read_bytes() for name in SET)
