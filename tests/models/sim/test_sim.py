@@ -125,14 +125,24 @@ def check_fault_record(
     return totals, unsure
 
 
+#: the profiles and seeds the fault record is checked on (one test each, so xdist spreads them
+#: over cores): the two that inject most, on five seeds; the two that inject rarely, on three.
+#: The oracle injects nothing: test_oracle_is_perfect_on_every_variant_and_scenario holds it to
+#: zero faults on every scenario and every design, which is this check for it (its five seeds
+#: here were a fifth of make test-slow's time and proved nothing more)
+FAULT_RECORD_RUNS = [
+    *((profile, seed) for profile in ("chaotic", "sloppy") for seed in range(5)),
+    *((profile, seed) for profile in ("careful", "own-words") for seed in range(3)),
+]
+
+
 @pytest.mark.heavy
-@pytest.mark.parametrize("seed", range(5))  # one test per seed so xdist spreads them over cores
-@pytest.mark.parametrize("profile", ["chaotic", "sloppy", "careful", "own-words", "oracle"])
+@pytest.mark.parametrize(("profile", "seed"), FAULT_RECORD_RUNS)
 def test_scorers_count_exactly_the_injected_faults_that_reached_the_store(
     tmp_path: Path, profile: str, seed: int
 ) -> None:
     """Per episode, for every shipped scenario x every headline variant, on one profile and
-    seed (every shipped profile x seeds 0-4 in make test-slow)."""
+    seed (FAULT_RECORD_RUNS in make test-slow)."""
     totals, _ = check_fault_record(
         run_all(f"sim/{profile}", tmp_path, seed=seed), f"{profile} seed {seed}"
     )
