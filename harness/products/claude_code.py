@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.products.product import (
+    OFFLINE,
     CliProduct,
     Extension,
     FileTools,
@@ -54,6 +55,16 @@ _QUIET = {
     "DISABLE_ERROR_REPORTING": "1",
     "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1",
 }
+_WHY = {
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": OFFLINE,
+    "DISABLE_TELEMETRY": OFFLINE,
+    "DISABLE_AUTOUPDATER": OFFLINE,
+    "DISABLE_ERROR_REPORTING": OFFLINE,
+    "CLAUDE_CODE_ENABLE_TODO_TOOLS": "its todo tools offered whatever model id the CLI is told "
+    "(the pinned version offers them by default only to the model ids it knows)",
+    "CLAUDE_CODE_ENABLE_TASKS": "which of its two todo designs the row measures (TodoWrite, "
+    "or the Task tools)",
+}
 _COMMON: dict[str, Any] = {
     "cli": CLI,
     "package": PACKAGE,
@@ -61,6 +72,7 @@ _COMMON: dict[str, Any] = {
     "binary": "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
     "file_tools": FILE_TOOLS,
     "shell": SHELL,
+    "why": _WHY,
     "own_folders": (OWN_FOLDER,),
     "record": f"$HOME/{RECORDS} (JSONL; a `compact_boundary` line at each compaction)",
     "extension": Extension(

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.products.product import CliProduct, Extension, ListDialect, Shell
+from harness.products.product import OFFLINE, CliProduct, Extension, ListDialect, Shell
 from harness.products.reading import as_dict, items, lines
 from harness.products.record import CallRecord, Compaction, Event, Note, TodoState, UserMessage
 
@@ -42,6 +42,19 @@ CONFIG = {
     "features.goals": "false",
 }
 
+WHY = {
+    f"tools.{PLAN.tool}.enabled": f"`{PLAN.tool}` offered: a headless run hides it unless "
+    "asked for",
+    "allow_login_shell": "its shell not a login shell: a login shell's profile resets PATH, on "
+    "which the episode puts its helper command (`todo-bench-tool`)",
+    "analytics.enabled": OFFLINE,
+    "check_for_update_on_startup": OFFLINE,
+    "feedback.enabled": OFFLINE,
+    "features.plugins": OFFLINE + "; its curated plugins sync from GitHub",
+    "web_search": OFFLINE,
+    "features.goals": f"its goal tools off, so `{PLAN.tool}` is its one way to keep a list",
+}
+
 ROWS = (
     CliProduct(
         name="cli/codex",
@@ -53,6 +66,7 @@ ROWS = (
         binary="node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
         env={},
         config=CONFIG,
+        why=WHY,
         todo_tools=(PLAN.tool,),
         dialect=PLAN,
         shell=SHELL,

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.products.product import CliProduct, Extension, FileTools, ListDialect, Shell
+from harness.products.product import OFFLINE, CliProduct, Extension, FileTools, ListDialect, Shell
 from harness.products.reading import as_dict, items, lines
 from harness.products.record import CallRecord, Compaction, Event, Note, TodoState, UserMessage
 
@@ -48,6 +48,17 @@ CONFIG: dict[str, str] = {
     "permission.websearch": '"deny"',
 }
 
+WHY = {
+    "OPENCODE_DISABLE_AUTOUPDATE": OFFLINE,
+    "OPENCODE_DISABLE_MODELS_FETCH": OFFLINE + "; its binary carries a model catalog",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD": OFFLINE,
+    "OPENCODE_DISABLE_DEFAULT_PLUGINS": OFFLINE + "; its default plugins install from npm",
+    "autoupdate": OFFLINE,
+    "share": OFFLINE + "; a session is never shared",
+    "permission.webfetch": OFFLINE,
+    "permission.websearch": OFFLINE,
+}
+
 ROWS = (
     CliProduct(
         name="cli/opencode",
@@ -59,6 +70,7 @@ ROWS = (
         binary="node_modules/opencode-linux-x64/bin/opencode",
         env=ENV,
         config=CONFIG,
+        why=WHY,
         config_label="OPENCODE_CONFIG_CONTENT {key}",
         todo_tools=(TODOWRITE.tool,),
         dialect=TODOWRITE,

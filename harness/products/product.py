@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
+
+#: the reason for every switch that keeps a product off the network
+OFFLINE = "no network but the model's (the machines reach only inspect's bridge)"
 
 #: where a CLI runs: this host (inspect's local sandbox) or a container (its docker sandbox);
 #: `harness/agents/sandboxes.py`
@@ -126,6 +129,9 @@ class CliProduct(BaseModel):
     config: dict[str, str] = {}
     #: how run.json and the board name a config key (`{key}` is the key)
     config_label: str = "-c {key}"
+    #: why the row departs from the product's default at each switch it sets (a key of `env`
+    #: or `config`): a row runs the product as its users run it but where this says otherwise
+    why: dict[str, str] = {}
     #: the product's todo tools, as it offers them to the model
     todo_tools: tuple[str, ...]
     #: the full-list tool's dialect, where the row's todo tool is one
@@ -158,6 +164,19 @@ class CliProduct(BaseModel):
     #: its context threshold), as the pinned binary writes them: a request whose last user
     #: message holds them all asks for the summary, and is no turn
     summary_request: tuple[str, ...]
+
+    @model_validator(mode="after")
+    def _every_switch_says_why(self) -> CliProduct:
+        """A switch without its reason, or a reason for no switch, is a declaration error."""
+        unsaid = sorted({*self.env, *self.config} - set(self.why))
+        stale = sorted(set(self.why) - {*self.env, *self.config})
+        if unsaid or stale:
+            raise ValueError(
+                f"{self.name}: every switch says why it departs from the product's default "
+                f"(without a reason: {', '.join(unsaid) or 'none'}; reasons for no switch: "
+                f"{', '.join(stale) or 'none'})"
+            )
+        return self
 
     @property
     def switches(self) -> dict[str, str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from harness.products.catalog import PRODUCTS
+from harness.products.product import CliProduct
 
 BEGIN = "<!-- products table: harness/products/table.py -->"
 END = "<!-- end of products table -->"
@@ -13,6 +14,18 @@ END = "<!-- end of products table -->"
 
 def _code(*names: str) -> str:
     return ", ".join(f"`{n}`" for n in names)
+
+
+def _reasons(rows: list[CliProduct]) -> dict[str, str]:
+    """Each switch any of a product's rows sets, with why (a reason shared by several
+    switches is said once, after the last of them)."""
+    said: dict[str, list[str]] = {}
+    for row in rows:
+        for switch, why in row.why.items():
+            keys = said.setdefault(why, [])
+            if switch not in keys:
+                keys.append(switch)
+    return {"`, `".join(keys): why for why, keys in said.items()}
 
 
 def products_table() -> str:
@@ -33,6 +46,7 @@ def products_table() -> str:
                 first.record,
                 f"{first.extension.kind} in `{first.extension.config}`: {first.extension.note}",
                 f"`{first.compact_command}`" if first.compact_command else "none headless",
+                "; ".join(f"`{k}`: {why}" for k, why in _reasons(mine).items()),
             ]
         )
     header = [
@@ -45,6 +59,7 @@ def products_table() -> str:
         "session record",
         "extension point",
         "compaction",
+        "away from its defaults, and why (every other setting is the product's own)",
     ]
     return str(tabulate(rows, header, tablefmt="github"))
 
