@@ -1,5 +1,6 @@
-"""A benchmark run: the inspect task, the runner (an eval set per variant across workers),
-`run_benchmark(plan)` which a script, a notebook or the CLI calls, and the scenario check."""
+"""A benchmark run: the inspect task, the runner (an eval set per variant across workers), and
+`run_benchmark(plan)` which a script, a notebook or the CLI calls; around them the run folder,
+verify and rescoring."""
 
 from typing import TYPE_CHECKING
 
