@@ -32,12 +32,15 @@ FIRST = _plan(("Write main.py", "in_progress"), ("Write test.py", "pending"), ("
 SECOND = _plan(("Write main.py", "completed"), ("Verify", "in_progress"))
 
 
+def _episode_of(row: str, tmp_path: Path) -> Iterator[CliEpisode]:
+    workspace = Workspace.create(SCENARIO)
+    yield CliEpisode(PRODUCTS[row], SCENARIO, workspace, tmp_path / "journal.jsonl")
+    workspace.cleanup()
+
+
 @pytest.fixture
 def episode(tmp_path: Path) -> Iterator[CliEpisode]:
-    workspace = Workspace.create(SCENARIO)
-    run = CliEpisode(PRODUCTS["cli/codex"], SCENARIO, workspace, tmp_path / "journal.jsonl")
-    yield run
-    workspace.cleanup()
+    yield from _episode_of("cli/codex", tmp_path)
 
 
 def _build(
@@ -121,10 +124,7 @@ def _todos(*rows: tuple[str, str]) -> dict[str, Any]:
 
 @pytest.fixture
 def gemini(tmp_path: Path) -> Iterator[CliEpisode]:
-    workspace = Workspace.create(SCENARIO)
-    run = CliEpisode(PRODUCTS["cli/gemini-cli"], SCENARIO, workspace, tmp_path / "journal.jsonl")
-    yield run
-    workspace.cleanup()
+    yield from _episode_of("cli/gemini-cli", tmp_path)
 
 
 def test_the_bridge_s_repeated_ids_are_renamed_turn_by_turn_to_the_model_s(
