@@ -85,6 +85,9 @@ ROWS = (
         "time (0.61.0's non-interactive slash commands: the command returns no prompt)",
         model_config_id="gemini-2.5-pro",
         names_calls=True,
+        no_container="the image does not link its gemini.js where inspect-swe looks for an "
+        "installed Gemini CLI, and its settings file is in the host user's cache, which the "
+        "container does not see",
         # inspect-swe runs Gemini CLI with node (it would download one otherwise)
         requires={"node": "nodejs"},
     ),

@@ -89,6 +89,8 @@ def _commands_beside(folder: Path) -> str:
         ("compose=1", (), "needs docker compose v2"),
         ("image=1", (), "is not built: run `make agents-image`"),
         ("stale=1", (), "was built from other todo-bench code"),
+        # docker ready: a row that cannot run in a container yet stops the run before it starts
+        ("ready=1", (), "cli/gemini-cli runs on this host only for now"),
         (None, ("--local-sandbox",), "WARNING: a real model drives a CLI agent on this host"),
     ],
 )
