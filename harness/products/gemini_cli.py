@@ -73,9 +73,10 @@ ROWS = (
         extension=Extension(
             kind="hooks",
             config=".gemini/settings.json",
-            note="BeforeTool (can deny a call), AfterTool, BeforeAgent, AfterAgent, "
-            "SessionStart, PreCompress, BeforeModel, as its settings schema names them (what "
-            "fires in headless mode not yet probed)",
+            note="BeforeTool, AfterTool, BeforeAgent, AfterAgent, BeforeModel, AfterModel, "
+            "BeforeToolSelection, SessionStart, SessionEnd, PreCompress, Notification, as the "
+            "pinned binary's settings schema names them (what each may do, and what fires in "
+            "headless mode, not yet probed)",
         ),
         # its compression request (the verification that follows it, which asks for the
         # snapshot again, is a side request: no tools offered)
