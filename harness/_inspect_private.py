@@ -20,6 +20,10 @@ private inspect module).
   before each Codex CLI run inspect-swe fetches that release's model catalog from
   raw.githubusercontent.com unless its cache holds one; the episode puts inspect-swe's own
   bundled snapshot there (in the episode's HOME), so a run tries no connection but the bridge.
+- `seed_gemini_cli` (inspect-swe's `_util.sandbox.SANDBOX_INSTALL_DIR`, checked on inspect-swe
+  0.2.72): inspect-swe runs Gemini CLI from its own install folder, and installs it there
+  from npm unless the folder's binary answers `--version` with the version asked for; the
+  episode links the pinned binary of `make agents` there, so a run downloads nothing.
 - `outside_a_sample` (`inspect_ai.model._model.init_active_model`,
   `inspect_ai.log._transcript.init_transcript`): `todo-bench verify` re-runs a solver on a
   recorded transcript outside any eval (an eval would write logs and build the log's model); the
@@ -36,8 +40,10 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from inspect_ai._util.registry import _registry, registry_key
@@ -126,6 +132,22 @@ def seed_codex_catalog(version: str) -> None:
     path = _cached_catalog_path(version)
     if not path.exists():
         path.write_text(json.dumps(BUNDLED_CODEX_CATALOG), encoding="utf-8")
+
+
+def seed_gemini_cli(binary: Path) -> None:
+    """Link Gemini CLI's `binary` (its `gemini.js`) where inspect-swe looks for an installed
+    Gemini CLI before it installs one (imported here: only a Gemini CLI episode needs
+    inspect-swe). The link is replaced atomically: another episode may be reading it."""
+    from inspect_swe._util.sandbox import SANDBOX_INSTALL_DIR
+
+    link = Path(SANDBOX_INSTALL_DIR) / "gemini-cli" / "node_modules" / ".bin" / "gemini"
+    if link.is_symlink() and link.resolve() == binary.resolve():
+        return
+    link.parent.mkdir(parents=True, exist_ok=True)
+    fresh = link.with_name(f".gemini-{os.getpid()}")
+    fresh.unlink(missing_ok=True)
+    fresh.symlink_to(binary.resolve())
+    fresh.replace(link)
 
 
 #: the logger of inspect's sandbox agent bridge service (its module's name)

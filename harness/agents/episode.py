@@ -32,6 +32,7 @@ model request, and the product's own record of its todo calls, merged into the h
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import time
 from dataclasses import dataclass
@@ -48,7 +49,7 @@ from inspect_ai.model import (
     Model,
     ModelOutput,
 )
-from inspect_ai.tool import ToolChoice, ToolError, ToolInfo
+from inspect_ai.tool import ToolCall, ToolChoice, ToolError, ToolInfo
 
 from harness.agents.watchdog import StopCli
 from harness.episode.ending import classify_ending
@@ -155,6 +156,9 @@ class CliEpisode:
         self.compacting = False
         #: compaction requests the product made in the current compaction run
         self._compaction_requests = 0
+        #: each turn's tool calls as the model made them (for a product that names calls
+        #: itself: `CliProduct.names_calls`)
+        self._given: list[list[ToolCall]] = []
 
     @property
     def tracker(self) -> TaskStateTracker:
@@ -177,6 +181,7 @@ class CliEpisode:
         own = not self.compacting and asks_for_summary(messages)
         if not (main_loop or own):
             return None
+        messages = self._as_given(messages)
         self.last_request = time.time()
         if self.compacting or own:
             if own and main_loop and not self._compaction_requests:
@@ -207,12 +212,44 @@ class CliEpisode:
         self.slots.append(assistant_event(self.turn, output, set(self.product.todo_tools)))
         message = output.message
         self._pending = message
+        if message.tool_calls:
+            self._given.append(list(message.tool_calls))
         for call in message.tool_calls or []:
             if call.function in self.product.todo_tools:
                 self.slots.append(TodoSlot(self.turn, call.id, call.function, call.arguments))
         if not message.tool_calls:
             self.final_text = message.text
         return output
+
+    def _as_given(self, messages: list[ChatMessage]) -> list[ChatMessage]:
+        """The conversation with each tool call under the id the model gave it, where the
+        product names calls itself (`CliProduct.names_calls`): the bridge's assistant messages
+        with calls are the turns' in order, and each answer follows its call; the bridge's own
+        ids may repeat (it derives them from the call), so they are renamed in place, never
+        looked up across turns. A message whose calls are not the model's is left as it is."""
+        if not self.product.names_calls:
+            return messages
+        turns = iter(self._given)
+        waiting: dict[str, list[str]] = {}
+        out: list[ChatMessage] = []
+        for message in messages:
+            if isinstance(message, ChatMessageAssistant) and message.tool_calls:
+                given = next(turns, None)
+                waiting = {}
+                names = [c.function for c in message.tool_calls]
+                if given is not None and names == [c.function for c in given]:
+                    for call, mine in zip(message.tool_calls, given, strict=True):
+                        waiting.setdefault(call.id, []).append(mine.id)
+                    calls = [
+                        dataclasses.replace(call, id=mine.id)
+                        for call, mine in zip(message.tool_calls, given, strict=True)
+                    ]
+                    message = message.model_copy(update={"tool_calls": calls})
+            elif isinstance(message, ChatMessageTool) and waiting.get(message.tool_call_id or ""):
+                mine_id = waiting[message.tool_call_id or ""].pop(0)
+                message = message.model_copy(update={"tool_call_id": mine_id})
+            out.append(message)
+        return out
 
     async def _compaction_request(
         self, model: Model, messages: list[ChatMessage], *rest: Any
@@ -260,6 +297,7 @@ class CliEpisode:
         message, self._pending = self._pending, None
         if message is None:
             return
+        messages = self._as_given(messages)
         answers = {m.tool_call_id: m for m in messages if isinstance(m, ChatMessageTool)}
         root = str(self.episode.workspace.root)
         self.episode.turn = self.turn
@@ -342,7 +380,14 @@ class CliEpisode:
         """The ledger, from the slots and the product's record; and every disagreement between
         the record and the bridge (empty when they agree). `ended` is why the CLI stopped early
         (None: it answered without a tool call)."""
-        by_id = {r.id: r for r in records if r.tool in self.product.todo_tools}
+        todo_records = [r for r in records if r.tool in self.product.todo_tools]
+        if self.product.names_calls:  # its record and the bridge, paired in the order made
+            slots = [s for s in self.slots if isinstance(s, TodoSlot)]
+            todo_records = [
+                r.model_copy(update={"id": slots[i].call_id}) if i < len(slots) else r
+                for i, r in enumerate(todo_records)
+            ]
+        by_id = {r.id: r for r in todo_records}
         problems: list[str] = []
         tools = {t.name: t for t in todo_tools(self.episode)}
         seen: set[str] = set()

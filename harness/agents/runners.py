@@ -13,11 +13,17 @@ calls is (under the episode's fresh HOME).
   as its inline config (`OPENCODE_CONFIG_CONTENT`, merged over the file inspect-swe writes to
   point it at the bridge); its own store, the SQLite `opencode.db` in its data folder. Its
   config folder is prepared so that it does not install its plugin SDK from npm at start.
+- Gemini CLI: `gemini_cli()` at the pinned version, whose binary is linked where inspect-swe
+  looks for an installed one (`seed_gemini_cli`, so nothing is downloaded); the product's
+  settings keys as its system settings file (it overrides the user settings inspect-swe
+  writes; in the user's own cache, since Gemini CLI skips one under a folder others may write
+  to, as /tmp); its chat JSONL under `$HOME/.gemini/tmp/`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,10 +32,12 @@ from typing import Any, Literal, cast
 from inspect_ai.agent import Agent
 from inspect_swe import claude_code as claude_code_agent
 from inspect_swe import codex_cli
+from inspect_swe import gemini_cli as gemini_cli_agent
 from inspect_swe import opencode as opencode_agent
 
-from harness._inspect_private import seed_codex_catalog
-from harness.products import claude_code, codex, opencode
+from harness._inspect_private import seed_codex_catalog, seed_gemini_cli
+from harness.agents.install import binary
+from harness.products import claude_code, codex, gemini_cli, opencode
 from harness.products.product import CliProduct
 from harness.products.record import CallRecord
 
@@ -103,6 +111,44 @@ def _opencode_agent(product: CliProduct, common: Common, home: Path) -> Agent:
     return opencode_agent(opencode_model=product.model_config_id, env=env, **args)
 
 
+def _gemini_settings(product: CliProduct) -> Path:
+    """The row's settings keys as Gemini CLI's system settings file (written once per
+    content); RuntimeError where Gemini CLI would skip it."""
+    content = json.dumps(_config_tree(product.config), indent=2, sort_keys=True)
+    path = gemini_cli.settings(content)
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        fresh = path.with_name(f".{path.name}.{os.getpid()}")
+        fresh.write_text(content, encoding="utf-8")
+        fresh.chmod(0o644)
+        fresh.replace(path)
+    open_to_others = gemini_cli.writable_by_others(path)
+    if open_to_others is not None:
+        raise RuntimeError(
+            f"{product.name}: Gemini CLI skips its settings file {path}: {open_to_others} is "
+            "writable by others (its switches, no update check and no telemetry, would be off)"
+        )
+    return path
+
+
+def _prepare_gemini(product: CliProduct, home: Path) -> None:
+    """Gemini CLI's binary where inspect-swe finds it, and the row's settings file."""
+    seed_gemini_cli(binary(product))
+    _gemini_settings(product)
+
+
+def _gemini_agent(product: CliProduct, common: Common, home: Path) -> Agent:
+    args = {k: v for k, v in common.items() if k not in ("model_config", "env", "version")}
+    env = {**common["env"], gemini_cli.SETTINGS_ENV: str(_gemini_settings(product))}
+    return gemini_cli_agent(
+        gemini_model=product.model_config_id,
+        version=product.version,
+        web_search=False,
+        env=env,
+        **args,
+    )
+
+
 RUNNERS: dict[str, CliRunner] = {
     claude_code.CLI: CliRunner(
         agent=lambda product, common, home: claude_code_agent(**common),
@@ -116,5 +162,8 @@ RUNNERS: dict[str, CliRunner] = {
     ),
     opencode.CLI: CliRunner(
         agent=_opencode_agent, record=opencode.home_calls, prepare=_seed_opencode_config
+    ),
+    gemini_cli.CLI: CliRunner(
+        agent=_gemini_agent, record=gemini_cli.home_calls, prepare=_prepare_gemini
     ),
 }

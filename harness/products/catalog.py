@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.products import claude_code, codex, opencode
+from harness.products import claude_code, codex, gemini_cli, opencode
 from harness.products.product import CliProduct, FileTools, ListDialect, Shell, TaskTools
 from harness.products.record import Event
 
 PRODUCTS: dict[str, CliProduct] = {
-    row.name: row for module in (claude_code, codex, opencode) for row in module.ROWS
+    row.name: row for module in (claude_code, codex, opencode, gemini_cli) for row in module.ROWS
 }
 #: `--variants agents`
 AGENTS: tuple[str, ...] = tuple(PRODUCTS)
@@ -63,6 +63,7 @@ FORMATS: tuple[RecordFormat, ...] = (
     RecordFormat(
         claude_code.CLI, claude_code.recognises, claude_code.events, claude_code.final_text
     ),
+    RecordFormat(gemini_cli.CLI, gemini_cli.recognises, gemini_cli.events, gemini_cli.final_text),
 )
 
 #: a CLI row's switch on the board -> the hook fix it installs (`harness/hooks/fixes.py`):

@@ -160,6 +160,14 @@ class CliProduct(BaseModel):
     #: says why, and a scenario with a compaction is left out of the row with that reason)
     compact_command: str | None = None
     no_compaction: str = ""
+    #: the product names each tool call itself, and the bridge names it another way (Gemini
+    #: CLI: the Gemini API carries no call ids, so the bridge derives one from the call and the
+    #: product makes its own): the episode pairs the model's calls, the bridge's and the
+    #: product's record in the order made, each pair checked by its tool and arguments
+    names_calls: bool = False
+    #: why the row cannot run in the docker sandbox yet ("" where it can): a run that would put
+    #: it there stops before it starts, saying so
+    no_container: str = ""
     #: the words of the product's compaction request (its compaction command's, or its own at
     #: its context threshold), as the pinned binary writes them: a request whose last user
     #: message holds them all asks for the summary, and is no turn

@@ -218,6 +218,12 @@ def _check_agents(
     kind: SandboxKind = "local" if scripted or plan.local_sandbox else "docker"
     if clis and kind == "docker":
         check_docker(plan.model)
+        for product in clis:
+            if product.no_container:
+                raise UsageError(
+                    f"{product.name} runs on this host only for now ({product.no_container}): "
+                    "leave it out, or pass --local-sandbox to run it here (unsafe)"
+                )
     for product in clis if kind == "local" else []:
         binary(product)
     if clis and not scripted and kind == "local":

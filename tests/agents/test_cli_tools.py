@@ -18,6 +18,14 @@ ROOT = "/tmp/ws-1"
 CLAUDE = {"Write", "Read", "Edit", "Bash", "TodoWrite"}
 CODEX = {"exec_command", "write_stdin", "update_plan"}
 OPENCODE = {"bash", "read", "write", "edit", "glob", "grep", "todowrite"}
+GEMINI = {
+    "run_shell_command",
+    "read_file",
+    "write_file",
+    "replace",
+    "list_directory",
+    "write_todos",
+}
 
 
 def test_the_workspace_root_is_read_back_from_the_note() -> None:
@@ -100,3 +108,23 @@ def test_through_opencode_text_files_go_through_its_write_and_read_and_the_rest_
     name, args = to_cli(excel, ROOT, OPENCODE)
     assert (name, args) == ("bash", {"command": helper_command(*excel)})
     assert helper_runs((name, args)) == 1 and from_cli((name, args), ROOT) is None
+
+
+def test_through_gemini_cli_its_own_write_file_and_read_file_take_the_seed_s_names() -> None:
+    """Gemini CLI's file tools bear the seed's names with other arguments (`file_path`, an
+    absolute path): a seed call goes to them in the product's terms, and back."""
+    write = ("write_file", {"path": "main.py", "content": "x = 1\n"})
+    assert to_cli(write, ROOT, GEMINI) == (
+        "write_file",
+        {"file_path": f"{ROOT}/main.py", "content": "x = 1\n"},
+    )
+    assert from_cli(to_cli(write, ROOT, GEMINI), ROOT) == write
+    read = ("read_file", {"path": "main.py"})
+    assert to_cli(read, ROOT, GEMINI) == ("read_file", {"file_path": f"{ROOT}/main.py"})
+    assert from_cli(to_cli(read, ROOT, GEMINI), ROOT) == read
+    assert from_cli(("replace", {"file_path": f"{ROOT}/main.py"}), ROOT) == (
+        "write_file",
+        {"path": "main.py"},
+    )
+    name, args = to_cli(("rename_file", {"src": "a", "dst": "b"}), ROOT, GEMINI)
+    assert name == "run_shell_command" and helper_runs((name, args)) == 1

@@ -148,7 +148,8 @@ def test_a_request_that_only_mentions_a_summary_is_a_turn(
     assert episode.turn == 1 and episode.compactions_done() == 0
 
 
-#: Codex CLI's and OpenCode's own compaction requests, as the pinned binaries word them: one
+#: Codex CLI's, OpenCode's and Gemini CLI's own compaction requests, as the pinned binaries word
+#: them: one
 #: user message, no tools offered (tests/agents/test_install.py finds the words in the binaries)
 OWN_REQUESTS = {
     "cli/codex": "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary "
@@ -156,6 +157,10 @@ OWN_REQUESTS = {
     "cli/opencode": "Here is the conversation so far:\n\n<conversation>\n[User]: the task\n"
     "</conversation>\n\nCreate a new anchored summary from the conversation history in the "
     "<conversation> tags above so another coding agent can continue the work.",
+    # its summary request; the verification after it (which asks for the snapshot again, not
+    # in these words) is a side request
+    "cli/gemini-cli": "Generate a new <state_snapshot> based on the provided history.\n\n"
+    "First, reason in your scratchpad. Then, generate the updated <state_snapshot>.",
 }
 
 

@@ -32,12 +32,15 @@ FIRST = _plan(("Write main.py", "in_progress"), ("Write test.py", "pending"), ("
 SECOND = _plan(("Write main.py", "completed"), ("Verify", "in_progress"))
 
 
+def _episode_of(row: str, tmp_path: Path) -> Iterator[CliEpisode]:
+    workspace = Workspace.create(SCENARIO)
+    yield CliEpisode(PRODUCTS[row], SCENARIO, workspace, tmp_path / "journal.jsonl")
+    workspace.cleanup()
+
+
 @pytest.fixture
 def episode(tmp_path: Path) -> Iterator[CliEpisode]:
-    workspace = Workspace.create(SCENARIO)
-    run = CliEpisode(PRODUCTS["cli/codex"], SCENARIO, workspace, tmp_path / "journal.jsonl")
-    yield run
-    workspace.cleanup()
+    yield from _episode_of("cli/codex", tmp_path)
 
 
 def _build(
@@ -109,4 +112,91 @@ def test_codex_taking_a_plan_the_design_refuses_is_an_episode_error(
     assert problems == [
         "update_plan call c1: the product accepted it, the design refused it "
         "(At most one step can be in_progress.)"
+    ]
+
+
+# -- Gemini CLI: the bridge and the product name each call their own way ---------------------
+
+
+def _todos(*rows: tuple[str, str]) -> dict[str, Any]:
+    return {"todos": [{"description": text, "status": status} for text, status in rows]}
+
+
+@pytest.fixture
+def gemini(tmp_path: Path) -> Iterator[CliEpisode]:
+    yield from _episode_of("cli/gemini-cli", tmp_path)
+
+
+def test_the_bridge_s_repeated_ids_are_renamed_turn_by_turn_to_the_model_s(
+    gemini: CliEpisode,
+) -> None:
+    """The bridge derives an id from the call, so the same call in two turns gets the same id:
+    each turn's calls and answers take the ids the model gave them, in place."""
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
+    from inspect_ai.tool import ToolCall
+
+    listing = {"command": "todo-bench-tool list_files '{}'"}
+    gemini._given = [
+        [ToolCall(id="m1", function="run_shell_command", arguments=listing)],
+        [ToolCall(id="m2", function="run_shell_command", arguments=listing)],
+    ]
+
+    def turn(answer: str) -> list[Any]:
+        call = ToolCall(id="call_run_shell_command_ab12", function="run_shell_command",
+                        arguments=listing)  # fmt: skip
+        return [
+            ChatMessageAssistant(content="", tool_calls=[call]),
+            ChatMessageTool(content=answer, tool_call_id=call.id, function=call.function),
+        ]
+
+    seen = gemini._as_given([ChatMessageUser(content="task"), *turn("a"), *turn("b")])
+    ids: list[str | None] = []
+    for m in seen[1:]:
+        if isinstance(m, ChatMessageAssistant):
+            ids += [c.id for c in m.tool_calls or []]
+        elif isinstance(m, ChatMessageTool):
+            ids.append(m.tool_call_id)
+    assert ids == ["m1", "m1", "m2", "m2"]
+    assert [m.text for m in seen[1:] if isinstance(m, ChatMessageTool)] == ["a", "b"]
+    # a product that keeps the model's ids is left as it is
+    codex = CliEpisode(PRODUCTS["cli/codex"], SCENARIO, gemini.episode.workspace, Path("j"))
+    codex._given = gemini._given
+    untouched = seen[:1] + turn("a")
+    assert codex._as_given(untouched) is untouched
+
+
+def test_gemini_s_record_is_paired_with_the_bridge_in_order_and_checked(
+    gemini: CliEpisode,
+) -> None:
+    first = _todos(("Write main.py", "in_progress"), ("Write test.py", "pending"))
+    second = _todos(("Write main.py", "completed"))
+    for turn, args in enumerate((first, second), start=1):
+        gemini.slots.append(TodoSlot(turn, f"sim-{turn}-0", "write_todos", args))
+    gemini.turn, gemini.final_text = 2, "All tasks are complete."
+    records = [
+        CallRecord(id=f"write_todos__write_todos_{n}_0", tool="write_todos", args=args,
+                   result="Successfully updated the todo list.")
+        for n, args in enumerate((first, second))
+    ]  # fmt: skip
+    ledger, problems = _build(gemini, records, None)
+    assert problems == []
+    counts = detect(ledger, SCENARIO, run_checks(gemini.episode.workspace, SCENARIO))
+    assert counts.values["dropped_todos"] == 1
+    # the record's order is the check: swapped, each pair's arguments differ
+    swapped = CliEpisode(gemini.product, SCENARIO, gemini.episode.workspace, Path("j"))
+    swapped.slots = list(gemini.slots[:0]) + [
+        TodoSlot(1, "sim-1-0", "write_todos", first),
+        TodoSlot(2, "sim-2-0", "write_todos", second),
+    ]
+    swapped.turn, swapped.final_text = 2, "All tasks are complete."
+    _, problems = _build(swapped, records[::-1], None)
+    assert any("the record holds other arguments" in p for p in problems)
+    # a call in the record the bridge never saw
+    extra = CliEpisode(gemini.product, SCENARIO, gemini.episode.workspace, Path("j"))
+    extra.slots = [TodoSlot(1, "sim-1-0", "write_todos", first)]
+    extra.turn, extra.final_text = 1, "All tasks are complete."
+    _, problems = _build(extra, records, None)
+    assert problems == [
+        "write_todos call write_todos__write_todos_1_0 is in the product's record, not in the "
+        "bridge's"
     ]

@@ -4,8 +4,8 @@ loopback port. A name lookup, telemetry, an update check or an error report woul
 connection to a resolver or a remote address.
 
 The episodes checked are the heavy oracle episodes, one per CLI, run under strace
-(`NetworkTrace` in tests/agents/wrapped.py): Claude Code and OpenCode in test_real_cli.py, Codex
-in test_real_rewrites.py. Here, the reading of strace's lines."""
+(`NetworkTrace` in tests/agents/wrapped.py): Claude Code, OpenCode and Gemini CLI in
+test_real_cli.py, Codex in test_real_rewrites.py. Here, the reading of strace's lines."""
 
 from __future__ import annotations
 

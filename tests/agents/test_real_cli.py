@@ -2,7 +2,8 @@
 from its own session record, the work from the workspace, and every count is exact.
 
 Heavy (about 20 s an episode): the simulated agent solves a scenario whose user speaks mid-task
-through both Claude Code rows and OpenCode's, and its faults on another equal the counts;
+through both Claude Code rows, OpenCode's and Gemini CLI's, and its faults on another equal the
+counts;
 scripted episodes drop an item, reword a task, tick one early and claim "done" falsely; the
 product compacts a scenario through its own `/compact`."""
 
@@ -68,6 +69,7 @@ def user_turns(log: EvalLog) -> list[list[tuple[str, int]]]:
         # (docs/agents.md); the same product's channel is the TodoWrite row's test (CI time)
         ("cli/claude-code-tasks", None, None),
         ("cli/opencode", "user_cancels", ("cancel", 2)),
+        ("cli/gemini-cli", "user_cancels", ("cancel", 2)),
     ],
 )
 def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_the_cli(

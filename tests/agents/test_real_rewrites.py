@@ -1,6 +1,7 @@
-"""The real full-list CLIs other than Claude Code (`make agents`), Codex CLI (`cli/codex`) and
-OpenCode (`cli/opencode`), run offline: the list comes from the product's own record (Codex's
-rollout, OpenCode's store), the work from the workspace, and every count is exact.
+"""The real full-list CLIs other than Claude Code (`make agents`), Codex CLI (`cli/codex`),
+OpenCode (`cli/opencode`) and Gemini CLI (`cli/gemini-cli`), run offline: the list comes from the
+product's own record (Codex's rollout, OpenCode's store, Gemini CLI's chat record), the work
+from the workspace, and every count is exact.
 
 Heavy (about 20 s an episode): a scripted model drops an item from a full-list rewrite; the
 simulated agent solves one scenario through Codex, its user speaking mid-task (the CLI
@@ -54,6 +55,17 @@ DIALECTS = [
             {"todos": [{"content": t, "status": s, "priority": "high"} for t, s in rows]},
         ),
         lambda root, path, content: ("write", {"filePath": f"{root}/{path}", "content": content}),
+    ),
+    Dialect(
+        "cli/gemini-cli",
+        lambda rows: (
+            "write_todos",
+            {"todos": [{"description": t, "status": s} for t, s in rows]},
+        ),
+        lambda root, path, content: (
+            "write_file",
+            {"file_path": f"{root}/{path}", "content": content},
+        ),
     ),
 ]
 

@@ -36,7 +36,18 @@ def wrapper_install(
     manifest.write_text(json.dumps({"version": version}))
     wrapper = folder / product.binary
     wrapper.parent.mkdir(parents=True, exist_ok=True)
-    wrapper.write_text("#!/bin/sh\n" + script)
+    if wrapper.suffix == ".js":
+        # a node script (Gemini CLI's `gemini.js`): inspect-swe runs it by node too (`node
+        # gemini.js --version`), so the wrapper is one that runs the shell script
+        wrapper.write_text(
+            "#!/usr/bin/env node\n"
+            'const { spawnSync } = require("node:child_process");\n'
+            f"const ran = spawnSync('/bin/sh', ['-c', {json.dumps(script)}, 'sh', "
+            "...process.argv.slice(2)], { stdio: 'inherit' });\n"
+            "process.exit(ran.status ?? 1);\n"
+        )
+    else:
+        wrapper.write_text("#!/bin/sh\n" + script)
     wrapper.chmod(0o755)
     monkeypatch.setenv(AGENTS_DIR, str(folder))
 

@@ -144,7 +144,7 @@ def test_the_api_bounds_epochs_and_the_plan_too(tmp_path: Path) -> None:
     with pytest.raises(UsageError) as refused:
         run_benchmark(plan)
     assert str(refused.value) == (
-        "the plan is 11 variants x 12 scenarios x 1000 epochs = 132,000 episodes; a run has at "
+        "the plan is 12 variants x 12 scenarios x 1000 epochs = 144,000 episodes; a run has at "
         "most 100,000 (split it into several runs)"
     )
     assert not Path(out).exists()

@@ -44,6 +44,8 @@ def test_each_row_leaves_out_what_its_product_cannot_take_with_the_product_s_rea
     for name in ("cli/codex", "cli/opencode"):
         (why,) = left_out(PRODUCTS[name], scenarios).values()
         assert why.startswith("compaction: its headless") and "no compaction command" in why
+    (why,) = left_out(PRODUCTS["cli/gemini-cli"], scenarios).values()
+    assert why.startswith("compaction: its headless") and "in the background" in why
 
 
 def test_list_and_check_say_which_scenarios_the_cli_rows_take(

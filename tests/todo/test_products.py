@@ -122,6 +122,7 @@ def test_every_product_is_registered_through_the_entry_points() -> None:
         "cc-tasks",
         "cc-todowrite",
         "codex-plan",
+        "gemini-writetodos",
         "inspect-todo_write",
         "opencode-todowrite",
     )
@@ -164,7 +165,7 @@ def test_the_products_have_no_item_cap_and_the_seed_levels_do() -> None:
     from harness.todo.registry import designs
 
     for name in ("cc-todowrite", "cc-tasks", "codex-plan", "inspect-todo_write",
-                 "opencode-todowrite"):  # fmt: skip
+                 "opencode-todowrite", "gemini-writetodos"):  # fmt: skip
         assert designs()[name](MAX_ITEMS).max_items is None, name
     for name in ("L0-rewrite", "L1-textlock", "L2-whitelist", "L3-granular"):
         assert designs()[name](MAX_ITEMS).max_items == MAX_ITEMS, name

@@ -145,8 +145,9 @@ class SimModel(ModelAPI):
         for i, decided in enumerate(decision.calls):
             call_id = f"sim-{memory.calls}-{i}"
             name, args = to_product(decided, offered)
-            if root is not None and name in WORKSPACE_TOOLS and name not in offered:
-                # a CLI's own tools, or the helper through its shell
+            if root is not None and name in WORKSPACE_TOOLS:
+                # a CLI's own tools, or the helper through its shell (a CLI's own tool may
+                # bear a seed tool's name with other arguments: Gemini CLI's `write_file`)
                 name, args = to_cli((name, args), root, offered)
             if (name, args) != decided:
                 memory.sent[call_id] = decided  # remembered in its own terms

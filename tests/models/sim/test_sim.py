@@ -343,7 +343,8 @@ def test_a_start_refused_for_another_active_item_teaches_which(
 
 
 @pytest.mark.parametrize(
-    "design", ["cc-todowrite", "codex-plan", "inspect-todo_write", "opencode-todowrite"]
+    "design",
+    ["cc-todowrite", "codex-plan", "inspect-todo_write", "opencode-todowrite", "gemini-writetodos"],
 )
 def test_the_fault_record_holds_on_a_product_s_id_less_list(tmp_path: Path, design: str) -> None:
     """A product's full-list tool writes no ids: the sim's renumbering cannot reach the list,

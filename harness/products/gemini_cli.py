@@ -1,0 +1,248 @@
+"""Gemini CLI (npm `@google/gemini-cli`): its full-list tool `write_todos`, its file tools and
+shell, the folder it keeps, its chat record (JSONL under `$HOME/.gemini/tmp/`) and the one parser
+of it, and its hooks (a project's `.gemini/settings.json`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pwd
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from harness.products.product import (
+    OFFLINE,
+    CliProduct,
+    Extension,
+    FileTools,
+    ListDialect,
+    Shell,
+)
+from harness.products.reading import as_dict, items, lines
+from harness.products.record import CallRecord, Event, Note, TodoState, UserMessage
+
+CLI = "gemini-cli"
+PACKAGE = "@google/gemini-cli"
+VERSION = "0.61.0"
+WRITE_TODOS = ListDialect(tool="write_todos", key="todos", text="description")
+#: its statuses, as its schema and its handler name them (case-sensitive)
+STATUSES = ("pending", "in_progress", "completed", "cancelled", "blocked")
+FILE_TOOLS = FileTools(write="write_file", read="read_file", edits=("replace",), path="file_path")
+SHELL = Shell(tool="run_shell_command", command="command")
+#: the project folder it keeps for itself (its settings, its hooks)
+OWN_FOLDER = ".gemini/"
+#: its chat records under a HOME: one folder per project, one file per session
+RECORDS = ".gemini/tmp/*/chats/session-*.jsonl"
+#: the folder of the row's switches, under the user's own cache: Gemini CLI's system settings
+#: file, which overrides the user settings file inspect-swe writes (`~/.gemini/settings.json`),
+#: is skipped (with a warning only) where the file or any folder above it is writable by others,
+#: as /tmp, where the episodes' HOMEs are, is
+SETTINGS_FOLDER = ".cache/todo-bench/gemini-cli"
+#: Gemini CLI's web tools, which the row excludes
+WEB_TOOLS = ("google_web_search", "web_fetch")
+
+#: what the Gemini CLI row sets, each by Gemini CLI's own settings key (its system settings
+#: file, values in JSON; the machines have no network but the bridge): no update check or
+#: update notice, no usage statistics (Clearcut; inspect-swe sets it too, in the user
+#: settings), no telemetry, no web tools. Its `write_todos` is offered without a switch to a
+#: Gemini 2.x model that is not a preview (inspect-swe's `gemini-2.5-pro`)
+CONFIG: dict[str, str] = {
+    "general.enableAutoUpdate": "false",
+    "general.enableAutoUpdateNotification": "false",
+    "privacy.usageStatisticsEnabled": "false",
+    "telemetry.enabled": "false",
+    "tools.exclude": json.dumps(list(WEB_TOOLS)),
+}
+#: the environment variable naming its system settings file
+SETTINGS_ENV = "GEMINI_CLI_SYSTEM_SETTINGS_PATH"
+
+WHY = {
+    "general.enableAutoUpdate": OFFLINE,
+    "general.enableAutoUpdateNotification": OFFLINE,
+    "privacy.usageStatisticsEnabled": OFFLINE + "; no usage statistics (inspect-swe sets it "
+    "too, in the user settings)",
+    "telemetry.enabled": OFFLINE,
+    "tools.exclude": OFFLINE + f"; its web tools ({', '.join(WEB_TOOLS)}) left out",
+}
+
+ROWS = (
+    CliProduct(
+        name="cli/gemini-cli",
+        title="Gemini CLI, write_todos (full-list rewrite)",
+        cli=CLI,
+        design="gemini-writetodos",
+        package=PACKAGE,
+        version=VERSION,
+        binary="node_modules/@google/gemini-cli/bundle/gemini.js",
+        env={},
+        config=CONFIG,
+        why=WHY,
+        config_label=f"{SETTINGS_ENV} {{key}}",
+        todo_tools=(WRITE_TODOS.tool,),
+        dialect=WRITE_TODOS,
+        file_tools=FILE_TOOLS,
+        shell=SHELL,
+        own_folders=(OWN_FOLDER,),
+        record=f"$HOME/{RECORDS} (JSONL: a line per message, `$set` lines for its metadata)",
+        extension=Extension(
+            kind="hooks",
+            config=".gemini/settings.json",
+            note="BeforeTool, AfterTool, BeforeAgent, AfterAgent, BeforeModel, AfterModel, "
+            "BeforeToolSelection, SessionStart, SessionEnd, PreCompress, Notification, as the "
+            "pinned binary's settings schema names them (what each may do, and what fires in "
+            "headless mode, not yet probed)",
+        ),
+        # its compression request (the verification that follows it, which asks for the
+        # snapshot again, is a side request: no tools offered)
+        summary_request=("<state_snapshot>", "First, reason in your scratchpad"),
+        no_compaction="its headless mode starts `/compress` (alias `/compact`) in the "
+        "background and sends the command's own text to the model as the prompt at the same "
+        "time (0.61.0's non-interactive slash commands: the command returns no prompt)",
+        model_config_id="gemini-2.5-pro",
+        names_calls=True,
+        no_container="the image does not link its gemini.js where inspect-swe looks for an "
+        "installed Gemini CLI, and its settings file is in the host user's cache, which the "
+        "container does not see",
+        # inspect-swe runs Gemini CLI with node (it would download one otherwise)
+        requires={"node": "nodejs"},
+    ),
+)
+
+
+def settings(content: str) -> Path:
+    """The system settings file holding `content`, in the user's own cache (the account's
+    home, whatever HOME an episode sets), named by its content: rows with other settings never
+    share one."""
+    digest = hashlib.sha256(content.encode()).hexdigest()[:12]
+    return Path(pwd.getpwuid(os.getuid()).pw_dir) / SETTINGS_FOLDER / f"system-{digest}.json"
+
+
+def writable_by_others(path: Path) -> Path | None:
+    """The first of `path` and the folders above it that a group or others may write to (Gemini
+    CLI then skips a system settings file there), None if none."""
+    for place in (path, *path.parents):
+        if place.exists() and place.stat().st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return place
+    return None
+
+
+def sessions(home: Path) -> Iterator[Path]:
+    """The chat records Gemini CLI wrote under an episode's HOME, oldest first (a file's name
+    carries the minute its session started or was resumed in)."""
+    yield from sorted(home.glob(RECORDS), key=lambda p: (p.name, str(p)))
+
+
+def _messages(path: Path, notes: list[str] | None = None) -> Iterator[dict[str, Any]]:
+    """The messages of one chat record, in order, each in its last version. A message is a line
+    of its own, written again when its tool calls are done. A `$set` line sets the session's
+    fields, `messages` among them: at a session's opening, and when a session is resumed (into
+    the same file when that is within the minute its name carries), where it lists the history
+    rebuilt without the tool calls: a message already read keeps its own version."""
+    latest: dict[str, dict[str, Any]] = {}
+    for record in lines(path, notes):
+        listed = as_dict(record.get("$set")).get("messages")
+        if isinstance(listed, list):
+            for message in listed:
+                key = str(as_dict(message).get("id", ""))
+                if isinstance(message, dict) and key not in latest:
+                    latest[key] = message
+        elif "type" in record:
+            key = str(record.get("id", len(latest)))
+            latest.pop(key, None)  # a message written again takes its new place
+            latest[key] = record
+    yield from latest.values()
+
+
+def _call(entry: dict[str, Any]) -> CallRecord:
+    """One tool call of a chat record, with its answer (its `functionResponse`: `output`, or
+    `error` for a call the product refused or that failed)."""
+    results = [as_dict(as_dict(r).get("functionResponse")) for r in entry.get("result") or []]
+    response = as_dict(results[0].get("response")) if results else {}
+    failed = entry.get("status") not in (None, "success") or "error" in response
+    answer = response.get("error" if "error" in response else "output")
+    return CallRecord(
+        id=str(entry.get("id", "")),
+        tool=str(entry.get("name", "")),
+        args=as_dict(entry.get("args")),
+        result=None if answer is None else str(answer),
+        error=failed,
+    )
+
+
+def calls(path: Path) -> list[CallRecord]:
+    """Every tool call of one chat record, in the order made, with its answer."""
+    return [
+        _call(as_dict(entry))
+        for message in _messages(path)
+        if message.get("type") == "gemini"
+        for entry in message.get("toolCalls") or []
+    ]
+
+
+def home_calls(home: Path) -> list[CallRecord]:
+    """Every call of every chat record under an episode's HOME, each once (a resumed session
+    may repeat its history's calls), in the order made."""
+    made: dict[str, CallRecord] = {}
+    for path in sessions(home):
+        for call in calls(path):
+            made.pop(call.id, None)
+            made[call.id] = call
+    return list(made.values())
+
+
+# -- the audit's reading -------------------------------------------------------------------
+
+#: the fields of a chat record's first line (the session's own)
+_OPENING = ("sessionId", "projectHash", "startTime")
+
+
+def recognises(record: dict[str, Any]) -> bool:
+    """A line of a Gemini CLI chat record: its opening, a `$set`, or a message."""
+    if all(key in record for key in _OPENING) or "$set" in record:
+        return True
+    return record.get("type") in ("user", "gemini") and "timestamp" in record and "id" in record
+
+
+def _typed(message: dict[str, Any]) -> str | None:
+    """What the person typed in a user message (not its tool answers nor the CLI's own
+    session context)."""
+    parts = (
+        [as_dict(p) for p in message.get("content") or []]
+        if isinstance(message.get("content"), list)
+        else [{"text": message.get("content")}]
+    )
+    text = "\n".join(str(p["text"]) for p in parts if isinstance(p.get("text"), str)).strip()
+    if not text or text.startswith("<session_context>"):
+        return None
+    return text
+
+
+def events(path: Path) -> Iterator[Event]:
+    notes: list[str] = []
+    for message in _messages(path, notes):
+        kind = message.get("type")
+        if kind == "user":
+            text = _typed(message)
+            if text:
+                yield UserMessage(text=text)
+            continue
+        if kind != "gemini":
+            continue
+        for entry in message.get("toolCalls") or []:
+            call = _call(as_dict(entry))
+            if call.tool != WRITE_TODOS.tool or call.refused:
+                continue  # a refused list changed nothing
+            todos = call.args.get(WRITE_TODOS.key)
+            yield TodoState(tool=WRITE_TODOS.tool, items=items(todos, WRITE_TODOS.text))
+    yield from (Note(text=note) for note in notes)
+
+
+def final_text(record: dict[str, Any]) -> str | None:
+    """The agent's text in one chat record line, if it is a Gemini message with text."""
+    if record.get("type") != "gemini":
+        return None
+    content = record.get("content")
+    return content.strip() or None if isinstance(content, str) else None
