@@ -24,7 +24,7 @@ from harness.hooks.listlock import refusal
 from harness.hooks.state import HOOK_STATE, HookState, apply_list
 from harness.products import codex
 from harness.todo.base import render
-from tests.hooks.responses_stub import CODEX, Call, ResponsesStub, Say, codex_exec, serving
+from tests.hooks.responses_stub import CODEX, Call, ResponsesStub, Say, Turn, codex_exec, serving
 
 pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
 try:
@@ -45,7 +45,7 @@ PLANNED = _plan(("Write a.md", "in_progress"), ("Write b.md", "pending"))
 DROPPED = _plan(("Write a.md", "completed"))  # b.md left out: the whitelist's fault
 KEPT = _plan(("Write a.md", "completed"), ("Write b.md", "completed"))
 CLAIM = "All tasks are complete."
-SCRIPT = [
+SCRIPT: list[Turn] = [
     [Call(codex.PLAN.tool, PLANNED)],
     [Call(codex.SHELL.tool, {codex.SHELL.command: "echo a > a.md && echo b > b.md"})],
     [Call(codex.PLAN.tool, DROPPED)],
