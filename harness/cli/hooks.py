@@ -36,21 +36,13 @@ def _host(args: argparse.Namespace) -> hosts.Host:
     return hosts.HOSTS[args.product]
 
 
-#: what a user of Codex CLI must do before the installed hooks run (measured with 0.171.0:
-#: `scripts/probe_codex_hooks.py`)
-CODEX_TRUST = (
-    "Codex CLI runs a project's hooks only in a trusted project and only once you trust the "
-    "hooks: start `codex` in the project and trust the folder and the hooks it lists "
-    "(headless: `codex exec --trust --dangerously-bypass-hook-trust`)"
-)
-
-
 def cmd_install(args: argparse.Namespace) -> int:
     from harness.hooks.install import install
 
-    print(install(_folder(args), _fixes(args), args.command, _host(args)))
-    if args.product == "codex":
-        print(CODEX_TRUST)
+    host = _host(args)
+    print(install(_folder(args), _fixes(args), args.command, host))
+    if host.notice:  # what the product needs before it runs them
+        print(host.notice)
     return 0
 
 

@@ -41,6 +41,8 @@ class Host:
     config: str
     #: the product's tools a final message might spell out instead of calling
     tool_names: tuple[str, ...]
+    #: what a user must do before the product runs the installed hooks ("" for nothing)
+    notice: str = ""
 
     @property
     def tool(self) -> str:
@@ -66,7 +68,10 @@ def _plan() -> type[TodoStore]:
 
 
 def _host(
-    row: CliProduct, store: Callable[[], type[TodoStore]], calls: Callable[..., list[CallRecord]]
+    row: CliProduct,
+    store: Callable[[], type[TodoStore]],
+    calls: Callable[[Path], list[CallRecord]],
+    notice: str = "",
 ) -> Host:
     assert row.dialect is not None, f"{row.name} has no full-list todo tool"
     return Host(
@@ -76,6 +81,7 @@ def _host(
         calls=calls,
         config=row.extension.config,
         tool_names=_names(row),
+        notice=notice,
     )
 
 
@@ -83,7 +89,7 @@ HOSTS: dict[str, Host] = {
     h.name: h
     for h in (
         _host(claude_code.ROWS[0], _todowrite, claude_code.calls),
-        _host(codex.ROWS[0], _plan, codex.calls),
+        _host(codex.ROWS[0], _plan, codex.calls, codex.HOOKS_TRUST),
     )
 }
 #: the product `todo-bench hooks` and the hook program serve when none is named

@@ -66,6 +66,8 @@ class ResponsesStub:
 
     turns: Sequence[Turn]
     last: str = "Done."
+    #: the total tokens each response reports (a large number makes Codex compact)
+    tokens: int = 2
     requests: list[dict[str, Any]] = field(default_factory=list)
     port: int = 0
 
@@ -77,11 +79,11 @@ class ResponsesStub:
         for position, step in enumerate(turn):
             out += _event("response.output_item.done", item=_item(step, index, position))
         usage = {
-            "input_tokens": 1,
+            "input_tokens": self.tokens - 1,
             "input_tokens_details": None,
             "output_tokens": 1,
             "output_tokens_details": None,
-            "total_tokens": 2,
+            "total_tokens": self.tokens,
         }
         return out + _event("response.completed", response={"id": f"resp_{index}", "usage": usage})
 
