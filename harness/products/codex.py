@@ -51,6 +51,10 @@ HOOKS_TRUST = (
     "(headless: `codex exec --trust --dangerously-bypass-hook-trust`)"
 )
 
+#: the `codex exec` flag that runs hooks nobody reviewed, for this invocation only (the board's
+#: episodes pass it: their hooks are the harness's own)
+HOOKS_TRUST_FLAG = "--dangerously-bypass-hook-trust"
+
 ROWS = (
     CliProduct(
         name="cli/codex",
