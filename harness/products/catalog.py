@@ -80,9 +80,10 @@ HOOK_SWITCHES: dict[str, str] = {
 _LIST_ONLY = ("textlock", "whitelist", "inject", "heuristic")
 _TODOWRITE_ROW = claude_code.ROWS[0].name
 _TASKS_ROW = claude_code.ROWS[1].name
-#: Codex CLI's: the checks of update_plan (`PreToolUse`); its injection and Stop block reach the
-#: model in Codex's own wrapping, which the simulated agent does not read yet (docs/hooks.md)
-_CODEX_SWITCHES = ("textlock", "whitelist")
+#: Codex CLI's: the checks of update_plan (`PreToolUse`) and the oracle gate (`Stop`); not yet
+#: its injection (whether the simulated agent reads Codex's developer message is not
+#: established) nor the heuristic gate (its keyword table reads no Codex call) (docs/hooks.md)
+_CODEX_SWITCHES = ("textlock", "whitelist", "gate")
 _CODEX_ROW = codex.ROWS[0].name
 #: `--variants agents-hooks`: Claude Code's TodoWrite row with each fix, and with the stack,
 #: Codex CLI's row with each fix it takes, beside the harness's own loop with the same fixes

@@ -34,7 +34,7 @@ def test_every_hook_switch_names_a_fix_and_round_trips_through_its_label() -> No
         ("cli/claude-code-todowrite+gate+heuristic", "two gates"),
         ("cli/claude-code-todowrite+planner", "takes no +planner"),
         # Codex CLI's row takes the update_plan checks only; OpenCode's takes none
-        ("cli/codex+gate", "takes no +gate (its hook switches: +textlock, +whitelist)"),
+        ("cli/codex+inject", "takes no +inject (its hook switches: +textlock, +whitelist, +gate)"),
         ("cli/opencode+whitelist", "takes no +whitelist (its hook switches: none)"),
     ],
 )

@@ -168,3 +168,25 @@ def test_the_codex_whitelist_row_refuses_exactly_the_sloppy_agent_s_drops_and_re
     (score,) = [dict(s.scores["todo_scorer"].value) for s in log.samples]  # type: ignore[index,arg-type]
     assert score["rejected_updates"] == len(denied)
     assert score["dropped_todos"] == score["mutated_text"] == 0.0
+
+
+def test_the_codex_gate_row_sends_the_sloppy_agent_back_to_work(tmp_path: Path) -> None:
+    """The board's `cli/codex+gate` on long_list, where sim/sloppy claims done with work left
+    (the bare `cli/codex` row ends on that false claim): Codex's Stop hook refuses it, the
+    refusal reaches the agent as a `<hook_prompt>` user message, and the task is done; each
+    blocked stop in the hooks' journal is a blocked claim on the board, exactly. About 90 s."""
+    from inspect_ai import eval
+
+    from harness.run.task import build_task
+
+    task = build_task(variant="cli/codex+gate", scenarios="long_list", cli_sandbox="local")
+    log = eval(task, model="sim/sloppy", display="none", log_dir=str(tmp_path), max_samples=1)[0]
+    assert log.status == "success", log.error
+    assert log.samples
+    journal = [HookRecord.model_validate(r) for r in log.samples[0].store["HookJournal:records"]]
+    blocked = [r for r in journal if r.action == "blocked"]
+    (score,) = [dict(s.scores["todo_scorer"].value) for s in log.samples]  # type: ignore[index,arg-type]
+    assert len(blocked) >= 1
+    assert score["blocked_completions"] == len(blocked)
+    assert score["task_success"] == 1.0 and score["false_completion"] == 0.0
+    assert score["gate_exhausted"] == 0.0
