@@ -83,6 +83,17 @@ def todos(*texts: str, done: tuple[str, ...] = ()) -> list[dict[str, str]]:
     ]
 
 
+def denial(reason: str) -> dict[str, object]:
+    """PreToolUse's deny, as both products' docs write it (the wire under test, by hand)."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
+
+
 @pytest.fixture
 def hooks(tmp_path: Path) -> Hooks:
     return Hooks(tmp_path)

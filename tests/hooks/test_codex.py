@@ -16,7 +16,7 @@ from harness.episode.prompts import GATE_BLOCKED
 from harness.hooks.hosts import HOSTS
 from harness.hooks.settings import hooks_for
 from harness.products import claude_code, codex
-from tests.hooks.conftest import Hooks, todos
+from tests.hooks.conftest import Hooks, denial, todos
 
 PLAN = ("List the files", "Write main.py", "Write test.py")
 CURRENT = (
@@ -50,16 +50,6 @@ def _plan(hooks: Hooks, event: str, plan: list[dict[str, str]], **fields: Any) -
     )
 
 
-def _deny(reason: str) -> dict[str, object]:
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason,
-        }
-    }
-
-
 def _planned(hooks: Hooks, fixes: str) -> None:
     reply = hooks.run(fixes, _plan(hooks, "PostToolUse", steps(*PLAN), tool_response="ok"))
     assert (reply.code, reply.answer) == (0, None), reply.stderr
@@ -73,7 +63,7 @@ def test_whitelist_denies_an_update_plan_that_drops_a_step(cx: Hooks) -> None:
         "and mark finished ones completed; new items may be added). missing ids: #3 "
         "'Write test.py'.\n" + CURRENT
     )
-    assert (reply.code, reply.answer) == (0, _deny(reason))
+    assert (reply.code, reply.answer) == (0, denial(reason))
     (record,) = cx.journal()
     assert (record.action, record.event, record.tool, record.text) == (
         "denied", "PreToolUse", TOOL, reason
@@ -88,7 +78,7 @@ def test_textlock_denies_a_reworded_step_naming_update_plan(cx: Hooks) -> None:
         f"Update rejected: todo text cannot change in a rewrite ({TOOL} cannot rename an item: "
         "keep each stored item's text exactly). #2 must keep its text 'Write main.py'.\n" + CURRENT
     )
-    assert reply.answer == _deny(reason)
+    assert reply.answer == denial(reason)
 
 
 def test_a_kept_plan_and_a_first_plan_go_through(cx: Hooks) -> None:

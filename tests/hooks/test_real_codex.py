@@ -130,46 +130,6 @@ def test_codex_runs_no_project_hook_it_was_not_told_to_trust(tmp_path: Path) -> 
     assert json.dumps(stub.requests[-1]).count("hook_prompt") == 0
 
 
-def test_the_codex_whitelist_row_refuses_exactly_the_sloppy_agent_s_drops_and_rewordings(
-    tmp_path: Path,
-) -> None:
-    """The board's `cli/codex+whitelist` (the seed's L2 with L1 as Codex CLI's hook), driven by
-    sim/sloppy on near_duplicates: an update_plan is denied exactly when the simulated agent's
-    own record says it dropped or reworded a step in it; what got through equals the record
-    (none of those), and the board's refusals are those denials. About 50 s."""
-    from inspect_ai import eval
-    from inspect_ai.event import ModelEvent
-
-    from harness.episode.record import EpisodeRecord
-    from harness.run.task import build_task
-    from tests.models.sim.test_sim import check_fault_record
-
-    variant = "cli/codex+whitelist"
-    task = build_task(variant=variant, scenarios="near_duplicates", cli_sandbox="local")
-    log = eval(task, model="sim/sloppy", display="none", log_dir=str(tmp_path), max_samples=1)[0]
-    assert log.status == "success", log.error
-    check_fault_record([log], variant, unsure_share=0.0)
-    assert log.samples
-    sample = log.samples[0]
-    faulty = {
-        fault["call_id"]
-        for event in sample.events
-        if isinstance(event, ModelEvent)
-        for fault in (event.output.message.metadata or {}).get("sim_faults", [])
-        if fault["metric"] in ("dropped_todos", "mutated_text")
-    }
-    ledger = json.loads(sample.store[f"{EpisodeRecord.__name__}:ledger_json"])
-    updates = [e for e in ledger["events"] if e["kind"] == "todo" and e["op"] != "read"]
-    denied = {e["call_id"] for e in updates if not e["accepted"]}
-    assert faulty, "no drop or rewording made: the equality would prove nothing"
-    assert denied == faulty
-    journal = [HookRecord.model_validate(r) for r in sample.store["HookJournal:records"]]
-    assert {r.tool_use_id for r in journal if r.action == "denied"} == denied
-    (score,) = [dict(s.scores["todo_scorer"].value) for s in log.samples]  # type: ignore[index,arg-type]
-    assert score["rejected_updates"] == len(denied)
-    assert score["dropped_todos"] == score["mutated_text"] == 0.0
-
-
 def test_the_codex_gate_row_sends_the_sloppy_agent_back_to_work(tmp_path: Path) -> None:
     """The board's `cli/codex+gate` on long_list, where sim/sloppy claims done with work left
     (the bare `cli/codex` row ends on that false claim): Codex's Stop hook refuses it, the
