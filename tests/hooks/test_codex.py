@@ -235,3 +235,36 @@ def test_a_malformed_codex_hooks_file_gets_one_line_and_is_left_untouched(
         assert err.count("\n") == 1 and "left untouched" in err and str(path) in err
     assert path.read_text("utf-8") == text
     assert sorted(p.name for p in path.parent.iterdir()) == ["hooks.json"]
+
+
+def test_a_codex_hook_row_reaches_codex_exec_with_the_hooks_trust_bypassed(tmp_path: Path) -> None:
+    """The board's wrapper: `codex exec ...` becomes `codex exec --dangerously-bypass-hook-trust
+    ...` on the next `codex` on PATH (not itself); other commands and rows are left alone."""
+    import subprocess
+
+    from harness.agents.hooked import hooked_path
+    from harness.products.catalog import PRODUCTS, with_hooks
+
+    real = tmp_path / "real"
+    real.mkdir()
+    fake = real / "codex"
+    fake.write_text('#!/bin/sh\necho "$@"\n', encoding="utf-8")
+    fake.chmod(0o755)
+    home = tmp_path / "home"
+    home.mkdir()
+    bare = PRODUCTS["cli/codex"]
+    assert hooked_path(bare, home, str(real)) == str(real)
+    path = hooked_path(with_hooks(bare, ("whitelist",)), home, f"{real}:/usr/bin:/bin")
+    assert path.startswith(str(home))
+
+    def run(*args: str) -> str:
+        done = subprocess.run(["codex", *args], env={"PATH": path}, capture_output=True,
+                              text=True, check=True)  # fmt: skip
+        return done.stdout.strip()
+
+    assert run("exec", "--color", "never", "do it") == (
+        f"exec {codex.HOOKS_TRUST_FLAG} --color never do it"
+    )
+    assert run("--version") == "--version"
+    claude = with_hooks(PRODUCTS["cli/claude-code-todowrite"], ("whitelist",))
+    assert hooked_path(claude, home, str(real)) == str(real)
