@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.episode.prompts import INJECTED_LIST
+from harness.hooks.hosts import DEFAULT, HOSTS
 from harness.hooks.listlock import refusal
-from harness.hooks.state import HookState, apply_todo_write
+from harness.hooks.state import HookState, apply_list
 from harness.todo.base import render
 from harness.tokens import text_tokens
 
@@ -106,9 +107,9 @@ def main() -> None:
             print(f"| {name} | {statistics.median(times):.0f} | "
                   f"{statistics.quantiles(times, n=10)[-1]:.0f} |")  # fmt: skip
     state = HookState(session_id="cost")
-    apply_todo_write(state, _todos(3))
+    apply_list(state, HOSTS[DEFAULT], _todos(3))
     injected = INJECTED_LIST.format(rendered=render(state.items))
-    dropped = refusal(state, ("whitelist",), _todos(3)[:-1]) or ""
+    dropped = refusal(state, ("whitelist",), HOSTS[DEFAULT], _todos(3)[:-1]) or ""
     print(
         f"\ninjected context, {len(PLAN)} items: {len(injected)} chars,"
         f" ~{text_tokens(injected)} tokens"

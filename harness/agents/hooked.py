@@ -1,10 +1,15 @@
-"""A CLI row's hooks (`cli/claude-code-todowrite+whitelist` and the like): the seed's fixes
-(`harness/hooks/`) installed as the product's project settings in the episode's workspace, and
-their journal read back and checked against the episode's ledger.
+"""A CLI row's hooks (`cli/claude-code-todowrite+whitelist`, `cli/codex+whitelist` and the
+like): the seed's fixes (`harness/hooks/`) installed as the product's hooks, and their journal
+read back and checked against the episode's ledger.
 
-The project's `.claude/settings.json`, not the user's: inspect-swe rewrites
+Claude Code: the project's `.claude/settings.json`, not the user's: inspect-swe rewrites
 `$HOME/.claude/settings.json` when it starts the CLI. The CLI episode leaves `.claude/` out of
 the workspace's files, so the settings are no part of the task's work.
+
+Codex CLI: its CODEX_HOME's `hooks.json` (in the episode's HOME), since a project's hooks run
+only in a trusted project; and Codex runs hooks only once they are trusted, so `codex` is
+reached through a wrapper in the episode's HOME that adds the flag a headless user passes
+(`codex exec --dangerously-bypass-hook-trust`).
 """
 
 from __future__ import annotations
@@ -18,9 +23,11 @@ from pydantic import Field
 
 from harness.episode.ledger import ClaimEvent, InjectionEvent, Ledger, TodoEvent
 from harness.hooks.gate import MAX_BLOCKS, SCENARIO
+from harness.hooks.hosts import HOSTS
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
+from harness.products import codex
 from harness.products.product import CliProduct
 from harness.suite.scenario import Scenario
 from harness.tokens import text_tokens
@@ -48,7 +55,10 @@ def install_hooks(
     hooks)."""
     if not product.hooks:
         return {}
-    install(workspace, product.hooks, str(tools / PROGRAM))
+    host = HOSTS[product.cli]
+    # Codex: install(HOME) writes HOME/.codex/hooks.json, its CODEX_HOME's (module docstring)
+    folder = home if product.cli == codex.CLI else workspace
+    install(folder, product.hooks, str(tools / PROGRAM), host)
     env = {HOOK_JOURNAL: str(home / "hooks.jsonl"), HOOK_STATE: str(home / "hook-state")}
     if any(fix.startswith("gate") for fix in product.hooks):
         # the board's gates refuse until the turn budget is spent, as the harness's own +gate
@@ -62,6 +72,30 @@ def install_hooks(
         path.write_text(scenario.model_dump_json(), encoding="utf-8")
         env[SCENARIO] = str(path)
     return env
+
+
+#: `codex` on the CLI's PATH for a hook row: its `exec` with the hooks' trust bypassed, the rest
+#: as it is (the real binary is the next `codex` on PATH, without this folder)
+_CODEX_WRAPPER = """#!/bin/sh
+here=$(cd "$(dirname "$0")" && pwd)
+PATH=$(printf %s ":$PATH:" | sed "s|:$here:|:|g; s|^:||; s|:$||")
+export PATH
+if [ "$1" = exec ]; then shift; exec codex exec {flag} "$@"; fi
+exec codex "$@"
+"""
+
+
+def hooked_path(product: CliProduct, home: Path, path: str) -> str:
+    """The PATH the CLI runs with: `path`, behind a folder in `home` with Codex CLI's wrapper
+    for a Codex row with hooks (module docstring)."""
+    if product.cli != codex.CLI or not product.hooks:
+        return path
+    folder = home / "hooked-bin"
+    folder.mkdir(exist_ok=True)
+    wrapper = folder / Path(product.binary).name
+    wrapper.write_text(_CODEX_WRAPPER.format(flag=codex.HOOKS_TRUST_FLAG), encoding="utf-8")
+    wrapper.chmod(0o755)
+    return f"{folder}:{path}"
 
 
 def hook_records(home: Path) -> list[HookRecord]:

@@ -36,6 +36,7 @@ from harness.agents.hooked import (
     HookJournal,
     disagreements,
     hook_records,
+    hooked_path,
     injections,
     install_hooks,
     overridden,
@@ -68,7 +69,7 @@ def cli_agent(product: CliProduct, kind: SandboxKind = "local") -> Solver:
         home = Path(tempfile.mkdtemp(prefix="todo-bench-home-", dir=where.scratch()))
         journal = home / "todo-bench-journal.jsonl"
         episode = CliEpisode(product, scenario, workspace, journal)
-        path = where.search_path(product)
+        path = hooked_path(product, home, where.search_path(product))
         hooks = install_hooks(product, scenario, workspace.root, home, where.tools_bin())
         watchdog = Watchdog(product.cli)
         env = {**product.env, **hooks, "HOME": str(home), JOURNAL: str(journal), "PATH": path}

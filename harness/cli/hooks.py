@@ -1,5 +1,6 @@
-"""`todo-bench hooks install / uninstall / show`: the seed's fixes as Claude Code hooks in a
-project's `.claude/settings.json` (docs/hooks.md)."""
+"""`todo-bench hooks install / uninstall / show`: the seed's fixes as a product's hooks in a
+project: Claude Code's `.claude/settings.json` (the default) or Codex CLI's `.codex/hooks.json`
+(`--product codex`) (docs/hooks.md)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 
 from harness.cli.args import Commands
 from harness.errors import UsageError
+from harness.hooks import hosts
 from harness.hooks.fixes import DEFAULT, FIXES, parse_fixes
-from harness.products.claude_code import SETTINGS
 
 
 def _fixes(args: argparse.Namespace) -> tuple[str, ...]:
@@ -31,25 +32,44 @@ def _folder(args: argparse.Namespace) -> Path:
     return folder
 
 
+def _host(args: argparse.Namespace) -> hosts.Host:
+    return hosts.HOSTS[args.product]
+
+
 def cmd_install(args: argparse.Namespace) -> int:
     from harness.hooks.install import install
 
-    print(install(_folder(args), _fixes(args), args.command))
+    host = _host(args)
+    print(install(_folder(args), _fixes(args), args.command, host))
+    if host.notice:  # what the product needs before it runs them
+        print(host.notice)
     return 0
 
 
 def cmd_uninstall(args: argparse.Namespace) -> int:
     from harness.hooks.install import uninstall
 
-    print(uninstall(_folder(args)))
+    print(uninstall(_folder(args), _host(args)))
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     from harness.hooks.settings import hooks_for
 
-    print(json.dumps({"hooks": hooks_for(_fixes(args), args.command)}, indent=2))
+    section = hooks_for(_fixes(args), args.command, _host(args))
+    print(json.dumps({"hooks": section}, indent=2))
     return 0
+
+
+def _product(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--product",
+        choices=tuple(hosts.HOSTS),
+        default=hosts.DEFAULT,
+        help="whose hooks file: "
+        + "; ".join(f"{h.name}: DIR/{h.config}" for h in hosts.HOSTS.values())
+        + f" (default {hosts.DEFAULT})",
+    )
 
 
 def add(sub: Commands) -> None:
@@ -60,17 +80,18 @@ def add(sub: Commands) -> None:
     )
     hooks = sub.add_parser(
         "hooks",
-        help=f"the seed's fixes as Claude Code hooks in a project's {SETTINGS}",
+        help="the seed's fixes as a product's hooks in a project (Claude Code, Codex CLI)",
         description="; ".join(f"{n}: {f.summary}" for n, f in FIXES.items() if f.deployable),
     )
     actions = hooks.add_subparsers(
         dest="hooks_command", required=True, metavar="{install,show,uninstall}"
     )
     for name, func, helptext in (
-        ("install", cmd_install, f"merge the hooks into DIR/{SETTINGS}"),
+        ("install", cmd_install, "merge the hooks into the product's hooks file in DIR"),
         ("show", cmd_show, "print the hooks section install would merge"),
     ):
         action = actions.add_parser(name, help=helptext)
+        _product(action)
         action.add_argument("--fix", default=",".join(DEFAULT), help=fixes_help)
         action.add_argument(
             "--command",
@@ -81,7 +102,8 @@ def add(sub: Commands) -> None:
             action.add_argument("dir", nargs="?", default=".", help="project folder (default .)")
         action.set_defaults(func=func)
     remove = actions.add_parser(
-        "uninstall", help=f"remove exactly what install added from DIR/{SETTINGS}"
+        "uninstall", help="remove exactly what install added from the product's hooks file"
     )
+    _product(remove)
     remove.add_argument("dir", nargs="?", default=".", help="project folder (default .)")
     remove.set_defaults(func=cmd_uninstall)

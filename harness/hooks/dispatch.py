@@ -1,15 +1,15 @@
-"""What the chosen fixes answer to one event: the event's JSON in, the answer and what to
-journal out."""
+"""What the chosen fixes answer to one event in one product: the event's JSON in, the answer and
+what to journal out."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from harness.hooks import gate, inject, listlock
-from harness.hooks.fixes import TODO_TOOL
+from harness.hooks.hosts import Host
 from harness.hooks.journal import Action
 from harness.hooks.protocol import Answer, HookInput, block, context, deny
-from harness.hooks.state import HookState, apply_todo_write
+from harness.hooks.state import HookState, apply_list
 
 
 @dataclass(frozen=True)
@@ -24,17 +24,18 @@ class Outcome:
 NOTHING = Outcome()
 
 
-def handle(fixes: tuple[str, ...], payload: HookInput, state: HookState) -> Outcome:
+def handle(fixes: tuple[str, ...], host: Host, payload: HookInput, state: HookState) -> Outcome:
     """The fixes' answer to one event (the state is updated in place)."""
     event = payload.hook_event_name
+    entries = payload.tool_input.get(host.dialect.key)
     if event == "PreToolUse":
-        if payload.tool_name != TODO_TOOL or not {"textlock", "whitelist"} & set(fixes):
+        if payload.tool_name != host.tool or not {"textlock", "whitelist"} & set(fixes):
             return NOTHING
-        reason = listlock.refusal(state, fixes, payload.tool_input.get("todos"))
+        reason = listlock.refusal(state, fixes, host, entries)
         return NOTHING if reason is None else Outcome(deny(reason), "denied", reason)
     if event == "PostToolUse":
-        if payload.tool_name == TODO_TOOL:  # the call ran: its list is the stored one now
-            apply_todo_write(state, payload.tool_input.get("todos"))
+        if payload.tool_name == host.tool:  # the call ran: its list is the stored one now
+            apply_list(state, host, entries)
         gate.observe(state, fixes, payload)
         return _injected(fixes, state, event)
     if event == "UserPromptSubmit":
@@ -42,7 +43,7 @@ def handle(fixes: tuple[str, ...], payload: HookInput, state: HookState) -> Outc
     if event == "SessionStart":
         return _injected(fixes, state, event) if payload.source == "compact" else NOTHING
     if event == "Stop":
-        refusal = gate.review(state, fixes, payload)
+        refusal = gate.review(state, fixes, host, payload)
         if refusal is None:
             return NOTHING
         if not gate.spend(state, payload.stop_hook_active):

@@ -1,8 +1,9 @@
-"""`todo-bench-hook FIX[,FIX...]`: the one program every installed hook runs. It reads the
-event's JSON on stdin, answers for the chosen fixes on stdout, and journals what it did.
+"""`todo-bench-hook [--product claude-code|codex] FIX[,FIX...]`: the one program every installed
+hook runs, in Claude Code (the default) or Codex CLI. It reads the event's JSON on stdin, answers
+for the chosen fixes on stdout, and journals what it did.
 
 Its own failure (bad arguments, unreadable input, a broken state file, anything raised) is
-journaled and exits 1: Claude Code treats that as a non-blocking error and lets the action
+journaled and exits 1: both products treat that as a non-blocking error and let the action
 through. It never exits 2, which would block the agent. Work that outlasts the hook's budget
 (`budget.py`) is answered before the product's timeout, saying so (`overrun.py`). It imports
 only what the event needs: a hook runs at every tool call, so its start-up is its cost.
@@ -28,22 +29,32 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from harness.hooks.dispatch import handle
         from harness.hooks.fixes import FixError, parse_fixes
+        from harness.hooks.hosts import DEFAULT, host
         from harness.hooks.overrun import overrun
         from harness.hooks.protocol import read_input
         from harness.hooks.state import session_state
 
+        product = DEFAULT
+        if len(args) == 3 and args[0] == "--product":
+            product, args = args[1], args[2:]
         if len(args) != 1:
-            raise FixError("usage: todo-bench-hook FIX[,FIX...] (the event's JSON on stdin)")
+            raise FixError(
+                "usage: todo-bench-hook [--product NAME] FIX[,FIX...] (the event's JSON on stdin)"
+            )
+        into = host(product)
         fixes = parse_fixes(args[0])
         payload = read_input(sys.stdin.buffer.read())
         session, event = payload.session_id, payload.hook_event_name
         # a subagent's list is not in the session's transcript: it starts from its own calls
         transcript = "" if payload.agent_id else payload.transcript_path
         try:
-            with budget.within(limit), session_state(payload.state_key, transcript) as state:
-                outcome = handle(fixes, payload, state)
+            with (
+                budget.within(limit),
+                session_state(payload.state_key, into, transcript) as state,
+            ):
+                outcome = handle(fixes, into, payload, state)
         except budget.OverBudget:  # the state is left as it was; the answer says why
-            outcome = overrun(fixes, payload, limit)
+            outcome = overrun(fixes, into, payload, limit)
         if outcome.action is not None:
             journal.record(
                 session, event, fixes, outcome.action, outcome.text,

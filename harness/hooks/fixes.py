@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from harness.products.claude_code import TODOWRITE
+from harness.hooks.hosts import Host
 
 #: a matcher that matches every tool
 ALL_TOOLS = "*"
-TODO_TOOL = TODOWRITE.tool
+#: the matcher of the product's own todo tool, filled in per product (`events_of`)
+TODO_TOOL = "<todo tool>"
 
 
 class Fix(BaseModel):
@@ -28,9 +29,9 @@ class Fix(BaseModel):
     no_user_turns: str | None = None
 
 
-#: every fix that keeps the list records it after each accepted TodoWrite (`PostToolUse`)
+#: every fix that keeps the list records it after each accepted todo call (`PostToolUse`)
 _RECORD = ("PostToolUse", TODO_TOOL)
-#: L1 and L2 check a TodoWrite before it runs
+#: L1 and L2 check a todo call before it runs
 _CHECKED = (("PreToolUse", TODO_TOOL), _RECORD)
 #: a gate that ticks from the calls watches every successful call, and judges each stop
 _WATCHED = (("PostToolUse", ALL_TOOLS), ("Stop", ""))
@@ -40,12 +41,12 @@ FIXES: dict[str, Fix] = {
     for f in (
         Fix(
             name="textlock",
-            summary="L1: a TodoWrite that rewords a stored item is denied",
+            summary="L1: a todo call that rewords a stored item is denied",
             events=_CHECKED,
         ),
         Fix(
             name="whitelist",
-            summary="L2 (with L1): a TodoWrite that drops a stored item is denied",
+            summary="L2 (with L1): a todo call that drops a stored item is denied",
             events=_CHECKED,
         ),
         Fix(
@@ -105,14 +106,14 @@ def parse_fixes(text: str) -> tuple[str, ...]:
     return tuple(n for n in FIXES if n in names)
 
 
-def events_of(fixes: tuple[str, ...]) -> list[tuple[str, str]]:
-    """The (event, matcher) pairs the fixes need, once each; a TodoWrite matcher is left out
-    where the same event already matches every tool."""
+def events_of(fixes: tuple[str, ...], host: Host) -> list[tuple[str, str]]:
+    """The (event, matcher) pairs the fixes need in one product, once each; the todo tool's
+    matcher is left out where the same event already matches every tool."""
     pairs: list[tuple[str, str]] = []
     for name in fixes:
         pairs += [p for p in FIXES[name].events if p not in pairs]
     return [
-        (event, matcher)
+        (event, host.tool if matcher == TODO_TOOL else matcher)
         for event, matcher in pairs
         if not (matcher == TODO_TOOL and (event, ALL_TOOLS) in pairs)
     ]

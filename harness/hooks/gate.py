@@ -1,10 +1,10 @@
-"""The completion gate on Claude Code's `Stop`: a final message that claims the work is done is
-refused while the gate's tracker has pending items, by the harness's own verdict
-(`harness/episode/gate/verdict.py`: only a claim is gated; an admission of failure or a question
-to the user goes through). Three trackers:
+"""The completion gate on the product's `Stop` (Claude Code's, Codex CLI's): a final message
+that claims the work is done is refused while the gate's tracker has pending items, by the
+harness's own verdict (`harness/episode/gate/verdict.py`: only a claim is gated; an admission of
+failure or a question to the user goes through). Three trackers:
 
 - `gate-heuristic`: the second seed's deployable tracker (`HeuristicTracker`): the agent's first
-  non-empty TodoWrite list is the plan, an item ticked by a successful call the keyword table
+  non-empty todo list is the plan, an item ticked by a successful call the keyword table
   links to it (the product's calls read as the seed's by `observe.py`);
 - `gate-open`: the agent's own list: every item not completed is pending;
 - `gate-oracle` (benchmark only): the scenario's subtasks (`TaskStateTracker`), judged from the
@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.hooks.fixes import FIXES
+from harness.hooks.hosts import Host
 from harness.hooks.observe import seed_calls
 from harness.hooks.protocol import HookInput
 from harness.hooks.state import HookState
-from harness.products import claude_code
 from harness.todo.base import TodoItem, render
 
 if TYPE_CHECKING:
@@ -41,14 +41,6 @@ if TYPE_CHECKING:
 MAX_BLOCKS = "TODO_BENCH_HOOK_MAX_BLOCKS"
 DEFAULT_MAX_BLOCKS = 3
 SCENARIO = "TODO_BENCH_HOOK_SCENARIO"
-#: the product's tools a final message might spell out instead of calling (the fake-call guard)
-TOOL_NAMES = (
-    claude_code.TODOWRITE.tool,
-    claude_code.FILE_TOOLS.write,
-    *claude_code.FILE_TOOLS.edits,
-    claude_code.FILE_TOOLS.read,
-    claude_code.SHELL.tool,
-)
 #: characters of a final message the gate reads: its start and its end, where a claim, an
 #: admission or a question stands; the classifier's regular expressions grow with the text
 #: (a 20 MB message took 97 s), and a long middle is the work's output, not the verdict
@@ -150,7 +142,9 @@ def _tracker(gate: str, state: HookState, cwd: str) -> GateState | None:
     return _oracle(state, cwd)
 
 
-def review(state: HookState, fixes: tuple[str, ...], payload: HookInput) -> Refusal | None:
+def review(
+    state: HookState, fixes: tuple[str, ...], host: Host, payload: HookInput
+) -> Refusal | None:
     """The gate's refusal of this stop, or None (no gate chosen, or the message passes)."""
     from harness.episode.ending import classify_ending
     from harness.episode.gate import verdict
@@ -160,7 +154,8 @@ def review(state: HookState, fixes: tuple[str, ...], payload: HookInput) -> Refu
         return None
     text = readable(payload.last_assistant_message or "")
     tracker = _tracker(gate, state, payload.cwd)
-    return verdict.review(text, classify_ending(text), tracker, list(TOOL_NAMES))
+    # the fake-call guard: the product's tools a final message might spell out
+    return verdict.review(text, classify_ending(text), tracker, list(host.tool_names))
 
 
 def spend(state: HookState, stop_hook_active: bool) -> bool:

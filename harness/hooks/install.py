@@ -1,5 +1,6 @@
-"""`todo-bench hooks install / uninstall` on a project folder's files (the merge itself is
-`settings.py`, the safe reading and writing `projectfiles.py`). A settings file that is not
+"""`todo-bench hooks install / uninstall` on a project folder's files, for Claude Code
+(`.claude/settings.json`) or Codex CLI (`.codex/hooks.json`) (the merge itself is `settings.py`,
+the safe reading and writing `projectfiles.py`). A settings file that is not
 JSON, not of the documented shape, or not a file this command may replace is left untouched and
 named in one line; nothing is written until everything that will be written is known to be
 writable; and the project is locked for the whole command."""
@@ -12,6 +13,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from harness.hooks import projectfiles
+from harness.hooks.hosts import DEFAULT, HOSTS, Host
 from harness.hooks.settings import (
     RECORD,
     InstallRecord,
@@ -22,15 +24,14 @@ from harness.hooks.settings import (
     merged,
     without_ours,
 )
-from harness.products.claude_code import SETTINGS
 
 #: nesting deeper than this is refused (settings are a few levels deep; the parser, the merge
 #: and the writer all recurse)
 MAX_DEPTH = 100
 
 
-def _paths(folder: Path) -> tuple[Path, Path]:
-    settings = folder / SETTINGS
+def _paths(folder: Path, host: Host) -> tuple[Path, Path]:
+    settings = folder / host.config
     return settings, settings.parent / RECORD
 
 
@@ -103,35 +104,42 @@ def _via(path: Path, folder: Path) -> str:
     )
 
 
-def _check_folder(claude: Path) -> None:
-    """`.claude` is a folder, or a link to one, or absent; SettingsError otherwise."""
-    if claude.is_symlink() and not claude.exists():
+def _check_folder(own: Path) -> None:
+    """The product's folder (`.claude`, `.codex`) is a folder, or a link to one, or absent;
+    SettingsError otherwise."""
+    if own.is_symlink() and not own.exists():
         raise SettingsError(
-            f"{claude}: a link to {claude.readlink()}, which does not exist; nothing changed"
+            f"{own}: a link to {own.readlink()}, which does not exist; nothing changed"
         )
-    if claude.exists() and not claude.is_dir():
-        raise SettingsError(f"{claude}: not a folder; nothing changed")
+    if own.exists() and not own.is_dir():
+        raise SettingsError(f"{own}: not a folder; nothing changed")
 
 
-def install(folder: Path, fixes: tuple[str, ...], program: str | None = None) -> str:
-    """Merge the fixes' hooks into FOLDER/.claude/settings.json; what was done, in one line."""
+def install(
+    folder: Path,
+    fixes: tuple[str, ...],
+    program: str | None = None,
+    host: Host = HOSTS[DEFAULT],
+) -> str:
+    """Merge the fixes' hooks into the product's hooks file in FOLDER; what was done, in one
+    line."""
     with projectfiles.locked(folder):
-        return _install(folder, fixes, program)
+        return _install(folder, fixes, program, host)
 
 
-def _install(folder: Path, fixes: tuple[str, ...], program: str | None) -> str:
-    path, record_path = _paths(folder)
+def _install(folder: Path, fixes: tuple[str, ...], program: str | None, host: Host) -> str:
+    path, record_path = _paths(folder, host)
     _check_folder(path.parent)
     text, settings = _read(path)
     record = _record(record_path) or InstallRecord(
         original=text, created_dir=not path.parent.exists(), fixes=[], command=""
     )
-    new = merged(settings, fixes, program)
+    new = merged(settings, fixes, program, host)
     if text is not None and new == settings:
         return f"{path}: the hooks for {','.join(fixes)} are already installed"
     projectfiles.writable(path)
     projectfiles.writable(record_path)
-    record.fixes, record.command = list(fixes), hook_command(fixes, program)
+    record.fixes, record.command = list(fixes), hook_command(fixes, program, host)
     projectfiles.write_text(path, _json(new))
     try:
         projectfiles.write_text(record_path, record.model_dump_json(indent=2) + "\n")
@@ -144,14 +152,14 @@ def _install(folder: Path, fixes: tuple[str, ...], program: str | None) -> str:
     return f"{path}: installed {','.join(fixes)}{_via(path, folder)}"
 
 
-def uninstall(folder: Path) -> str:
-    """Take our hooks out of FOLDER/.claude/settings.json; what was done, in one line."""
+def uninstall(folder: Path, host: Host = HOSTS[DEFAULT]) -> str:
+    """Take our hooks out of the product's hooks file in FOLDER; what was done, in one line."""
     with projectfiles.locked(folder):
-        return _uninstall(folder)
+        return _uninstall(folder, host)
 
 
-def _uninstall(folder: Path) -> str:
-    path, record_path = _paths(folder)
+def _uninstall(folder: Path, host: Host) -> str:
+    path, record_path = _paths(folder, host)
     _check_folder(path.parent)
     text, settings = _read(path)
     record = _record(record_path)
@@ -173,12 +181,12 @@ def _uninstall(folder: Path) -> str:
         said = "todo-bench hooks removed (the rest kept as it is now)"
     if record is not None:
         projectfiles.remove(record_path)
-    claude = path.parent
+    own = path.parent
     if (
         record is not None
         and record.created_dir
-        and not claude.is_symlink()
-        and not any(claude.iterdir())
+        and not own.is_symlink()
+        and not any(own.iterdir())
     ):
-        claude.rmdir()
+        own.rmdir()
     return f"{path}: {said}{_via(path, folder)}"

@@ -1,4 +1,10 @@
-"""Claude Code's hook protocol (2.1.x): the event's JSON on stdin, and the answers on stdout.
+"""The hook protocol of Claude Code (2.1.x) and Codex CLI (0.171.0): the event's JSON on stdin,
+and the answers on stdout. Codex CLI speaks Claude Code's wire for every field the fixes use
+(its own JSON schemas, in the pinned binary: `scripts/probe_codex_hooks.py`); it adds `turn_id`
+and `model`, sends a null `transcript_path` where it has none, and shows a denial's reason to the
+model as `Tool call blocked by PreToolUse hook: REASON. Tool: TOOL` and a blocked stop's as a
+user message `<hook_prompt ...>REASON</hook_prompt>`. What differs between the products is
+their todo tool and record (`hosts.py`).
 
 Exit codes: 0 with the answer (or nothing) on stdout; 2 is a blocking error whose stderr goes to
 the model; any other code is a non-blocking error that lets the action through. A hook's own
@@ -11,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 #: a surrogate code point left alone in a str (JSON's escaped pairs are decoded to one char)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -37,6 +43,13 @@ class HookInput(BaseModel):
     last_assistant_message: str | None = None
     #: SessionStart: startup, resume, clear or compact
     source: str = ""
+
+    @field_validator("transcript_path", "cwd", "tool_name", "tool_use_id", "agent_id", "source",
+                     mode="before")  # fmt: skip
+    @classmethod
+    def _absent(cls, value: object) -> object:
+        """Codex CLI's schemas allow null where it has no value (`transcript_path`)."""
+        return "" if value is None else value
 
     @property
     def state_key(self) -> str:

@@ -1,11 +1,12 @@
-"""The chosen fixes in a project's `.claude/settings.json`: merged with what is there (a user's
-own hooks are never changed or reordered; ours go in groups of their own, after theirs), and
-removed again exactly.
+"""The chosen fixes in a project's hooks file, Claude Code's `.claude/settings.json` or Codex
+CLI's `.codex/hooks.json` (the same `hooks` section: events, matcher groups, command entries):
+merged with what is there (a user's own hooks are never changed or reordered; ours go in groups
+of their own, after theirs), and removed again exactly.
 
 Our hook entries are recognised by their program, `todo-bench-hook`. The first install keeps
-the file as it was (its exact text, or that there was none) in `.claude/todo-bench-hooks.json`,
-so an uninstall that finds nothing else changed restores it byte for byte (or removes the files
-it created); if the user edited the file since, only our entries are taken out.
+the file as it was (its exact text, or that there was none) in `todo-bench-hooks.json` beside
+it, so an uninstall that finds nothing else changed restores it byte for byte (or removes the
+files it created); if the user edited the file since, only our entries are taken out.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from pydantic import BaseModel
 
 from harness.errors import UsageError
 from harness.hooks.fixes import events_of
+from harness.hooks.hosts import DEFAULT, HOSTS, Host
 
 PROGRAM = "todo-bench-hook"
-#: seconds Claude Code waits for one of our hooks before treating it as failed (let through)
+#: seconds the product waits for one of our hooks before treating it as failed (let through)
 TIMEOUT = 30
 RECORD = "todo-bench-hooks.json"
 
@@ -51,8 +53,13 @@ def default_program() -> str:
     return str(beside) if beside.is_file() else PROGRAM
 
 
-def hook_command(fixes: tuple[str, ...], program: str | None = None) -> str:
-    return f"{shlex.quote(program or default_program())} {','.join(fixes)}"
+def hook_command(
+    fixes: tuple[str, ...], program: str | None = None, host: Host = HOSTS[DEFAULT]
+) -> str:
+    """The command line of our hook entries (`--product` named for any product but the
+    default, so existing Claude Code installs keep their exact command)."""
+    product = "" if host.name == DEFAULT else f"--product {host.name} "
+    return f"{shlex.quote(program or default_program())} {product}{','.join(fixes)}"
 
 
 def is_ours(hook: object) -> bool:
@@ -67,11 +74,15 @@ def is_ours(hook: object) -> bool:
     return bool(words) and Path(words[0]).name == PROGRAM
 
 
-def hooks_for(fixes: tuple[str, ...], program: str | None = None) -> Settings:
-    """The `hooks` section the fixes need: one group per (event, matcher), one command each."""
-    entry = {"type": "command", "command": hook_command(fixes, program), "timeout": TIMEOUT}
+def hooks_for(
+    fixes: tuple[str, ...], program: str | None = None, host: Host = HOSTS[DEFAULT]
+) -> Settings:
+    """The `hooks` section the fixes need in one product: one group per (event, matcher), one
+    command each."""
+    command = hook_command(fixes, program, host)
+    entry = {"type": "command", "command": command, "timeout": TIMEOUT}
     section: Settings = {}
-    for event, matcher in events_of(fixes):
+    for event, matcher in events_of(fixes, host):
         group: Settings = {"matcher": matcher} if matcher else {}
         section.setdefault(event, []).append({**group, "hooks": [dict(entry)]})
     return section
@@ -120,11 +131,16 @@ def without_ours(settings: Settings) -> Settings:
     return out
 
 
-def merged(settings: Settings, fixes: tuple[str, ...], program: str | None = None) -> Settings:
+def merged(
+    settings: Settings,
+    fixes: tuple[str, ...],
+    program: str | None = None,
+    host: Host = HOSTS[DEFAULT],
+) -> Settings:
     """The settings with our groups for the fixes, after the user's own (any of ours that were
     there before replaced)."""
     out = without_ours(settings)
     hooks = out.setdefault("hooks", {})
-    for event, groups in hooks_for(fixes, program).items():
+    for event, groups in hooks_for(fixes, program, host).items():
         hooks.setdefault(event, []).extend(groups)
     return out

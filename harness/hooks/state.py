@@ -1,10 +1,11 @@
 """What the hooks keep between events of one session, in a file per session under
-`TODO_BENCH_HOOK_STATE` (default `~/.local/state/todo-bench/hooks`): the last accepted TodoWrite
-list with the ids the identity rule gave it, the gates' ticks, and the gate's refusals in a row.
+`TODO_BENCH_HOOK_STATE` (default `~/.local/state/todo-bench/hooks`): the last accepted list of the
+product's todo tool (TodoWrite, update_plan) with the ids the identity rule gave it, the gates'
+ticks, and the gate's refusals in a row.
 
 Events of a session can run at once (parallel tool calls), so a hook holds the session's lock
 from reading the state to writing it back; the file is replaced atomically. A session with no
-state file yet reads its accepted TodoWrites back from the product's transcript, so hooks
+state file yet reads its accepted todo calls back from the product's transcript, so hooks
 installed mid-session still know the list.
 """
 
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from harness.hooks.fixes import TODO_TOOL
+from harness.hooks.hosts import Host
 from harness.todo.base import TodoItem, TodoRejected
 
 #: the environment variable naming the folder of the state files
@@ -31,7 +32,7 @@ class HookState(BaseModel):
     """One session's state (see the module docstring)."""
 
     session_id: str
-    #: the last accepted TodoWrite, with ids from the identity rule (`harness/todo/identity.py`)
+    #: the last accepted todo list, with ids from the identity rule (`harness/todo/identity.py`)
     items: list[TodoItem] = Field(default_factory=list)
     next_id: int = 1
     #: gate-heuristic: the agent's first non-empty list, and which of its items are ticked
@@ -62,35 +63,33 @@ def _file_name(session_id: str) -> str:
     return hashlib.sha256(session_id.encode("utf-8")).hexdigest()
 
 
-def apply_todo_write(state: HookState, todos: object) -> None:
-    """Take an accepted TodoWrite into the state: the product's own rules and the identity rule,
-    as the `cc-todowrite` design applies them (TodoRejected if the list is malformed)."""
-    from harness.todo.cc_todowrite import ClaudeTodoWriteStore
-
-    store = ClaudeTodoWriteStore(None)
+def apply_list(state: HookState, host: Host, entries: object) -> None:
+    """Take an accepted todo call's list into the state: the product's own rules and the
+    identity rule, as the product's design applies them (`cc-todowrite`, `codex-plan`;
+    TodoRejected if the list is malformed)."""
+    (spec,) = (s for s in host.store().tool_specs() if s.name == host.tool)
+    store = host.store()(None)
     # the design's store, loaded with the state: its next free id is what the state keeps
     store.items, store._next_id = list(state.items), state.next_id
-    store.write_todos(todos)
+    spec.run(store, {host.dialect.key: entries})
     state.items, state.next_id = store.items, store._next_id
 
 
-def _from_transcript(session_id: str, transcript: str) -> HookState:
-    """A state rebuilt from the accepted TodoWrites of the product's session record."""
+def _from_transcript(session_id: str, transcript: str, host: Host) -> HookState:
+    """A state rebuilt from the accepted todo calls of the product's session record."""
     state = HookState(session_id=session_id)
     path = Path(transcript) if transcript else None
     if path is None or not path.is_file():
         return state
-    from harness.products import claude_code
-
-    for call in claude_code.calls(path):
-        if call.tool == TODO_TOOL and call.result is not None and not call.refused:
+    for call in host.calls(path):
+        if call.tool == host.tool and call.result is not None and not call.refused:
             with contextlib.suppress(TodoRejected):
-                apply_todo_write(state, call.args.get("todos"))
+                apply_list(state, host, call.args.get(host.dialect.key))
     return state
 
 
 @contextlib.contextmanager
-def session_state(session_id: str, transcript: str = "") -> Iterator[HookState]:
+def session_state(session_id: str, host: Host, transcript: str = "") -> Iterator[HookState]:
     """The session's state, locked for the block and written back after it (not on error)."""
     folder = state_dir()
     folder.mkdir(parents=True, exist_ok=True)
@@ -100,7 +99,7 @@ def session_state(session_id: str, transcript: str = "") -> Iterator[HookState]:
         if path.is_file():
             state = HookState.model_validate_json(path.read_text(encoding="utf-8"))
         else:
-            state = _from_transcript(session_id, transcript)
+            state = _from_transcript(session_id, transcript, host)
         yield state
         scratch = path.with_suffix(f".{os.getpid()}.tmp")
         scratch.write_text(state.model_dump_json(), encoding="utf-8")

@@ -81,14 +81,21 @@ HOOK_SWITCHES: dict[str, str] = {
 _LIST_ONLY = ("textlock", "whitelist", "inject", "heuristic")
 _TODOWRITE_ROW = claude_code.ROWS[0].name
 _TASKS_ROW = claude_code.ROWS[1].name
+#: Codex CLI's: the checks of update_plan (`PreToolUse`) and the oracle gate (`Stop`); not yet
+#: its injection (whether the simulated agent reads Codex's developer message is not
+#: established) nor the heuristic gate (its keyword table reads no Codex call) (docs/hooks.md)
+_CODEX_SWITCHES = ("textlock", "whitelist", "gate")
+_CODEX_ROW = codex.ROWS[0].name
 #: `--variants agents-hooks`: Claude Code's TodoWrite row with each fix, and with the stack,
-#: beside the harness's own loop with the same fixes
+#: Codex CLI's row with each fix it takes, beside the harness's own loop with the same fixes
 AGENTS_HOOKS: tuple[str, ...] = (
     _TODOWRITE_ROW,
     *(f"{_TODOWRITE_ROW}+{s}" for s in HOOK_SWITCHES),
     f"{_TODOWRITE_ROW}+whitelist+inject+gate",
     _TASKS_ROW,
     f"{_TASKS_ROW}+gate",
+    _CODEX_ROW,
+    *(f"{_CODEX_ROW}+{s}" for s in _CODEX_SWITCHES),
     "L0-rewrite",
     "L1-textlock",
     "L2-whitelist",
@@ -100,7 +107,10 @@ AGENTS_HOOKS: tuple[str, ...] = (
 
 
 def hook_switches(product: CliProduct) -> tuple[str, ...]:
-    """The hook switches a product's row takes (the hooks are Claude Code's settings)."""
+    """The hook switches a product's row takes (its hooks: Claude Code's settings, Codex CLI's
+    hooks.json)."""
+    if product.cli == codex.CLI:
+        return _CODEX_SWITCHES
     if product.cli != claude_code.CLI:
         return ()
     if product.dialect == claude_code.TODOWRITE:

@@ -1,6 +1,7 @@
 """Codex CLI (npm `@openai/codex`): its full-plan tool `update_plan`, its shell `exec_command`
 (no file tools of its own), the folder it keeps, its rollout record (JSONL under
-`CODEX_HOME/sessions/`) and the one parser of it, and its hooks (`.codex/hooks.json`)."""
+`CODEX_HOME/sessions/`) and the one parser of it, and its hooks (`.codex/hooks.json`; what
+fires, probed from the pinned binary: `scripts/probe_codex_hooks.py`)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,18 @@ WHY = {
     "features.goals": f"its goal tools off, so `{PLAN.tool}` is its one way to keep a list",
 }
 
+#: what a user must do before Codex runs a project's hooks (0.171.0, probed: with neither, no
+#: hook of `.codex/hooks.json` or `$CODEX_HOME/hooks.json` fired, `--trust` alone neither)
+HOOKS_TRUST = (
+    "Codex CLI runs a project's hooks only in a trusted project and only once you trust the "
+    "hooks: start `codex` in the project and trust the folder and the hooks it lists "
+    "(headless: `codex exec --trust --dangerously-bypass-hook-trust`)"
+)
+
+#: the `codex exec` flag that runs hooks nobody reviewed, for this invocation only (the board's
+#: episodes pass it: their hooks are the harness's own)
+HOOKS_TRUST_FLAG = "--dangerously-bypass-hook-trust"
+
 ROWS = (
     CliProduct(
         name="cli/codex",
@@ -75,9 +88,9 @@ ROWS = (
         extension=Extension(
             kind="hooks",
             config=".codex/hooks.json",
-            note="PreToolUse, PostToolUse, Stop, SessionStart, UserPromptSubmit, "
-            "PreCompact/PostCompact, as its docs say (the pinned binary names `hooks.json`; "
-            "what fires in `codex exec` not yet probed)",
+            note="on by default, Claude Code's wire: PreToolUse/PostToolUse (update_plan as "
+            "itself), Stop, UserPromptSubmit, SessionStart (compact too), Pre/PostCompact; "
+            "run if project and hooks trusted (scripts/probe_codex_hooks.py)",
         ),
         summary_request=("CONTEXT CHECKPOINT COMPACTION",),
         no_compaction="its headless `codex exec` has no compaction command (tried with "

@@ -33,8 +33,9 @@ def test_every_hook_switch_names_a_fix_and_round_trips_through_its_label() -> No
         ("cli/claude-code-tasks+textlock", "takes no +textlock"),
         ("cli/claude-code-todowrite+gate+heuristic", "two gates"),
         ("cli/claude-code-todowrite+planner", "takes no +planner"),
-        # the hooks are Claude Code's settings: Codex CLI's row takes none
-        ("cli/codex+gate", "takes no +gate (its hook switches: none)"),
+        # Codex CLI's row takes the update_plan checks only; OpenCode's takes none
+        ("cli/codex+inject", "takes no +inject (its hook switches: +textlock, +whitelist, +gate)"),
+        ("cli/opencode+whitelist", "takes no +whitelist (its hook switches: none)"),
     ],
 )
 def test_a_switch_the_product_cannot_take_is_refused(name: str, said: str) -> None:

@@ -19,6 +19,7 @@ from inspect_ai import eval
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog
 
+from harness.agents.hooked import HookJournal
 from harness.agents.install import AgentMissing, binary
 from harness.episode.record import EpisodeRecord
 from harness.products.catalog import PRODUCTS
@@ -122,14 +123,14 @@ def test_a_stop_hook_s_refusal_sends_the_agent_back_to_work_through_the_product(
     assert score["gate_exhausted"] == 0.0 and score["budget_exhausted"] == 0.0
 
 
+@pytest.mark.parametrize("variant", ["cli/claude-code-todowrite+whitelist", "cli/codex+whitelist"])
 def test_the_whitelist_hook_refuses_exactly_the_sloppy_agent_s_drops_and_rewordings(
-    tmp_path: Path,
+    variant: str, tmp_path: Path
 ) -> None:
-    """`+whitelist` (the seed's L2 with L1) as Claude Code's hook, driven by sim/sloppy on
-    near_duplicates: a TodoWrite is denied exactly when the simulated agent's own record says
-    it dropped or reworded an item in it; what got through equals the record (none of those),
-    and the board's refusals are those denials."""
-    variant = "cli/claude-code-todowrite+whitelist"
+    """`+whitelist` (the seed's L2 with L1) as Claude Code's and as Codex CLI's hook, driven by
+    sim/sloppy on near_duplicates: a TodoWrite / update_plan is denied exactly when the
+    simulated agent's own record says it dropped or reworded an item in it; what got through
+    equals the record (none of those), and the board's refusals are the hooks' denials."""
     log = _run(variant, "near_duplicates", "sim/sloppy", tmp_path)
     check_fault_record([log], variant, unsure_share=0.0)
     assert log.samples
@@ -146,6 +147,8 @@ def test_the_whitelist_hook_refuses_exactly_the_sloppy_agent_s_drops_and_rewordi
     denied = {e["call_id"] for e in updates if not e["accepted"]}
     assert faulty, "no drop or rewording made: the equality would prove nothing"
     assert denied == faulty
+    journal = sample.store[f"{HookJournal.__name__}:records"]
+    assert {r["tool_use_id"] for r in journal if r["action"] == "denied"} == denied
     (score,) = _scores(log)
     assert score["rejected_updates"] == len(denied)
     assert score["dropped_todos"] == score["mutated_text"] == 0.0

@@ -29,6 +29,8 @@ class Hooks:
 
     tmp: Path
     session: str = "s1"
+    #: the product the hook program is told it runs in (None: the default, Claude Code)
+    product: str | None = None
 
     @property
     def env(self) -> dict[str, str]:
@@ -40,8 +42,9 @@ class Hooks:
 
     def run(self, fixes: str, payload: dict[str, Any] | str, **env: str) -> Reply:
         text = payload if isinstance(payload, str) else json.dumps(payload)
+        named = [] if self.product is None else ["--product", self.product]
         done = subprocess.run(
-            [sys.executable, "-m", "harness.hooks", fixes],
+            [sys.executable, "-m", "harness.hooks", *named, fixes],
             input=text,
             capture_output=True,
             text=True,
@@ -78,6 +81,17 @@ def todos(*texts: str, done: tuple[str, ...] = ()) -> list[dict[str, str]]:
         {"content": t, "status": "completed" if t in done else "pending", "activeForm": t}
         for t in texts
     ]
+
+
+def denial(reason: str) -> dict[str, object]:
+    """PreToolUse's deny, as both products' docs write it (the wire under test, by hand)."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
 
 
 @pytest.fixture

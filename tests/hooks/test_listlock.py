@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.hooks.conftest import Hooks, todos
+from tests.hooks.conftest import Hooks, denial, todos
 
 PLAN = ("List the files", "Write main.py", "Write test.py")
 CURRENT = (
@@ -20,16 +20,6 @@ def _planned(hooks: Hooks, fixes: str) -> None:
     assert (reply.code, reply.answer) == (0, None)
 
 
-def _deny(reason: str) -> dict[str, object]:
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason,
-        }
-    }
-
-
 def test_textlock_denies_a_reworded_item_with_the_seeds_refusal(hooks: Hooks) -> None:
     _planned(hooks, "textlock")
     sent = todos("List the files", "Write the main.py file", "Write test.py")
@@ -38,7 +28,7 @@ def test_textlock_denies_a_reworded_item_with_the_seeds_refusal(hooks: Hooks) ->
         "Update rejected: todo text cannot change in a rewrite (TodoWrite cannot rename an item: "
         "keep each stored item's text exactly). #2 must keep its text 'Write main.py'.\n" + CURRENT
     )
-    assert (reply.code, reply.answer) == (0, _deny(reason))
+    assert (reply.code, reply.answer) == (0, denial(reason))
     (record,) = hooks.journal()
     assert (record.action, record.event, record.text) == ("denied", "PreToolUse", reason)
 
@@ -64,7 +54,7 @@ def test_whitelist_denies_a_dropped_item(hooks: Hooks) -> None:
         "and mark finished ones completed; new items may be added). missing ids: #3 'Write "
         "test.py'.\n" + CURRENT
     )
-    assert reply.answer == _deny(reason)
+    assert reply.answer == denial(reason)
 
 
 def test_whitelist_includes_the_text_lock_and_lets_additions_through(hooks: Hooks) -> None:

@@ -1,0 +1,104 @@
+"""The products the hook program runs inside, and what differs between them: the full-list todo
+tool the fixes read (its name, the argument holding the list, the field holding an item's
+text), the harness design that applies an accepted list (its own rules and the identity rule),
+the parser of the product's session record (to rebuild a session's list), the tools a final
+message might spell out instead of calling, and the project file the hooks are declared in.
+
+Everything else is shared: Claude Code and Codex CLI speak the same hook wire (the event's JSON
+on stdin with `session_id`, `hook_event_name`, `tool_name`, `tool_input`, `stop_hook_active`,
+`last_assistant_message`; `permissionDecision: deny`, `additionalContext` and `decision:
+block` on stdout: `protocol.py`), and the rules are the harness's own (`listlock.py`,
+`inject.py`, `gate.py`). The facts come from the product modules (`harness/products/`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.products import claude_code, codex
+from harness.products.product import CliProduct, ListDialect
+from harness.products.record import CallRecord
+
+if TYPE_CHECKING:
+    from harness.todo.base import TodoStore
+
+
+@dataclass(frozen=True)
+class Host:
+    """One product as the hook program meets it (see the module docstring)."""
+
+    #: the product's CLI name, as `--product` names it
+    name: str
+    dialect: ListDialect
+    #: the harness design that reproduces the product's backend for this list
+    store: Callable[[], type[TodoStore]]
+    #: the product's session record, call by call (`transcript_path`)
+    calls: Callable[[Path], list[CallRecord]]
+    #: the project file the hooks go in, relative to the project folder
+    config: str
+    #: the product's tools a final message might spell out instead of calling
+    tool_names: tuple[str, ...]
+    #: what a user must do before the product runs the installed hooks ("" for nothing)
+    notice: str = ""
+
+    @property
+    def tool(self) -> str:
+        return self.dialect.tool
+
+
+def _names(row: CliProduct) -> tuple[str, ...]:
+    files = row.file_tools
+    own = () if files is None else (files.write, *files.edits, files.read)
+    return (*row.todo_tools, *own, row.shell.tool)
+
+
+def _todowrite() -> type[TodoStore]:
+    from harness.todo.cc_todowrite import ClaudeTodoWriteStore
+
+    return ClaudeTodoWriteStore
+
+
+def _plan() -> type[TodoStore]:
+    from harness.todo.codex_plan import CodexPlanStore
+
+    return CodexPlanStore
+
+
+def _host(
+    row: CliProduct,
+    store: Callable[[], type[TodoStore]],
+    calls: Callable[[Path], list[CallRecord]],
+    notice: str = "",
+) -> Host:
+    assert row.dialect is not None, f"{row.name} has no full-list todo tool"
+    return Host(
+        name=row.cli,
+        dialect=row.dialect,
+        store=store,
+        calls=calls,
+        config=row.extension.config,
+        tool_names=_names(row),
+        notice=notice,
+    )
+
+
+HOSTS: dict[str, Host] = {
+    h.name: h
+    for h in (
+        _host(claude_code.ROWS[0], _todowrite, claude_code.calls),
+        _host(codex.ROWS[0], _plan, codex.calls, codex.HOOKS_TRUST),
+    )
+}
+#: the product `todo-bench hooks` and the hook program serve when none is named
+DEFAULT = claude_code.CLI
+
+
+def host(name: str) -> Host:
+    """The host named `name`; ValueError lists the others."""
+    try:
+        return HOSTS[name]
+    except KeyError:
+        raise ValueError(f"unknown product {name!r}; choose from {', '.join(HOSTS)}") from None

@@ -1,0 +1,152 @@
+"""The fixes inside the real Codex CLI binary (`make agents`), outside any benchmark: a project
+where `todo-bench hooks install --product codex` was run, `codex exec` against a local stub of
+the Responses API playing a script. An update_plan that drops a step is denied with the
+whitelist's reason, which the model reads as the call's output; the list reaches the model after
+each successful call; a claim of done with a step open is blocked once, and the model reads why;
+the plan that keeps every step and the final claim go through. Each counted exactly. Heavy:
+about 10 s."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+import pytest
+
+from harness.agents.install import AgentMissing, binary
+from harness.cli import main
+from harness.episode.prompts import INJECTED_LIST
+from harness.hooks.hosts import HOSTS
+from harness.hooks.journal import HOOK_JOURNAL, HookRecord
+from harness.hooks.listlock import refusal
+from harness.hooks.state import HOOK_STATE, HookState, apply_list
+from harness.products import codex
+from harness.todo.base import render
+from tests.hooks.responses_stub import CODEX, Call, ResponsesStub, Say, Turn, codex_exec, serving
+
+pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
+try:
+    binary(CODEX)
+except AgentMissing as missing:
+    pytestmark.append(pytest.mark.skip(reason=f"{missing} (CI runs make agents first)"))
+
+HOST = HOSTS[codex.CLI]
+#: what a user runs headless in a project whose hooks they have not reviewed in `codex`
+TRUSTED = ("--trust", "--dangerously-bypass-hook-trust")
+
+
+def _plan(*rows: tuple[str, str]) -> dict[str, Any]:
+    return {"plan": [{"step": text, "status": status} for text, status in rows]}
+
+
+PLANNED = _plan(("Write a.md", "in_progress"), ("Write b.md", "pending"))
+DROPPED = _plan(("Write a.md", "completed"))  # b.md left out: the whitelist's fault
+KEPT = _plan(("Write a.md", "completed"), ("Write b.md", "completed"))
+CLAIM = "All tasks are complete."
+SCRIPT: list[Turn] = [
+    [Call(codex.PLAN.tool, PLANNED)],
+    [Call(codex.SHELL.tool, {codex.SHELL.command: "echo a > a.md && echo b > b.md"})],
+    [Call(codex.PLAN.tool, DROPPED)],
+    [Say(CLAIM)],  # b.md still pending in the stored plan: blocked
+    [Call(codex.PLAN.tool, KEPT)],
+    [Say(CLAIM)],
+]
+
+
+def _run(tmp: Path, flags: tuple[str, ...]) -> tuple[ResponsesStub, list[HookRecord]]:
+    project = tmp / "project"
+    project.mkdir()
+    assert main(["hooks", "install", "--product", "codex", "--fix", "whitelist,inject,gate-open",
+                 str(project)]) == 0  # fmt: skip
+    journal = tmp / "hooks.jsonl"
+    stub = ResponsesStub(SCRIPT)
+    env = {HOOK_JOURNAL: str(journal), HOOK_STATE: str(tmp / "state")}
+    with serving(stub):
+        done = codex_exec(binary(CODEX), project, tmp / "home", stub, "Write a.md and b.md",
+                          flags, env)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = journal.read_text(encoding="utf-8").splitlines() if journal.is_file() else []
+    return stub, [HookRecord.model_validate_json(line) for line in lines]
+
+
+def _outputs(request: dict[str, Any]) -> list[str]:
+    return [str(i["output"]) for i in request["input"] if i.get("type") == "function_call_output"]
+
+
+def _texts(request: dict[str, Any], role: str) -> list[str]:
+    return [
+        part["text"]
+        for item in request["input"]
+        if item.get("type") == "message" and item.get("role") == role
+        for part in item["content"]
+    ]
+
+
+def test_codex_meets_the_whitelist_the_injection_and_the_gate(tmp_path: Path) -> None:
+    stub, records = _run(tmp_path, TRUSTED)
+    # the rule code's own verdicts, computed here in-process from the same lists
+    state = HookState(session_id="expected")
+    apply_list(state, HOST, PLANNED["plan"])
+    reason = refusal(state, ("whitelist",), HOST, DROPPED["plan"])
+    assert reason is not None and "missing ids: #2 'Write b.md'" in reason
+    planned_list = INJECTED_LIST.format(rendered=render(state.items))
+
+    assert [r.action for r in records] == ["injected", "injected", "denied", "blocked", "injected"]
+    assert [r.event for r in records] == [
+        "PostToolUse", "PostToolUse", "PreToolUse", "Stop", "PostToolUse"
+    ]  # fmt: skip
+    denied, blocked = records[2], records[3]
+    assert (denied.tool, denied.text) == (codex.PLAN.tool, reason)
+    assert records[0].text == records[1].text == planned_list
+
+    assert len(stub.requests) == len(SCRIPT)
+    # the model reads the denial as the call's output, in Codex's words around the reason
+    after_drop = _outputs(stub.requests[3])[-1]
+    assert after_drop == f"Tool call blocked by PreToolUse hook: {reason}. Tool: {codex.PLAN.tool}"
+    # and the blocked stop's reason as a user message, XML-escaped inside Codex's hook_prompt
+    reply = blocked.text.split(": ", 1)[1]
+    prompt = _texts(stub.requests[4], "user")[-1]
+    assert prompt.startswith("<hook_prompt ") and prompt.endswith(f">{escape(reply)}</hook_prompt>")
+    assert "Write b.md" in reply
+    # the injected list is a developer message after each successful call
+    assert _texts(stub.requests[1], "developer")[-1] == planned_list
+    # the plan that keeps every step ran; the first and the last did too
+    assert _outputs(stub.requests[5])[-1] == codex.PLAN_TAKEN
+    plans = [c for path in codex.sessions(tmp_path / "home") for c in codex.calls(path)
+             if c.tool == codex.PLAN.tool]  # fmt: skip
+    assert [c.refused for c in plans] == [False, True, False]
+
+
+def test_codex_runs_no_project_hook_it_was_not_told_to_trust(tmp_path: Path) -> None:
+    """Without a trusted project and trusted hooks, Codex loads none of the project's hooks:
+    the dropping plan goes through and the claim ends the run (why `hooks install` says how to
+    trust them)."""
+    stub, records = _run(tmp_path, ())
+    assert records == []
+    assert _outputs(stub.requests[3])[-1] == codex.PLAN_TAKEN
+    assert len(stub.requests) == 4  # the claim ended the run
+    assert json.dumps(stub.requests[-1]).count("hook_prompt") == 0
+
+
+def test_the_codex_gate_row_sends_the_sloppy_agent_back_to_work(tmp_path: Path) -> None:
+    """The board's `cli/codex+gate` on long_list, where sim/sloppy claims done with work left
+    (the bare `cli/codex` row ends on that false claim): Codex's Stop hook refuses it, the
+    refusal reaches the agent as a `<hook_prompt>` user message, and the task is done; each
+    blocked stop in the hooks' journal is a blocked claim on the board, exactly. About 90 s."""
+    from inspect_ai import eval
+
+    from harness.run.task import build_task
+
+    task = build_task(variant="cli/codex+gate", scenarios="long_list", cli_sandbox="local")
+    log = eval(task, model="sim/sloppy", display="none", log_dir=str(tmp_path), max_samples=1)[0]
+    assert log.status == "success", log.error
+    assert log.samples
+    journal = [HookRecord.model_validate(r) for r in log.samples[0].store["HookJournal:records"]]
+    blocked = [r for r in journal if r.action == "blocked"]
+    (score,) = [dict(s.scores["todo_scorer"].value) for s in log.samples]  # type: ignore[index,arg-type]
+    assert len(blocked) >= 1
+    assert score["blocked_completions"] == len(blocked)
+    assert score["task_success"] == 1.0 and score["false_completion"] == 0.0
+    assert score["gate_exhausted"] == 0.0
