@@ -101,11 +101,7 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         complete = success and summary.complete
         _publish_set(plan, summary, complete, say)
         if plan.publish is not None and complete:
-            # the board's episodes beside it: `rescore` rebuilds it from them, no rerun
-            from harness.results.kept import write_kept
-            from harness.run.rescore_kept import kept_of_logs
-
-            write_kept(kept_of_logs(folder.logs, results, ready.price), plan.publish)
+            _keep_episodes(plan.publish, folder, results, ready)
         folder.write_timing(_timing(elapsed, cpu_before, cpu_episodes))
         return _result(folder, summary, complete, elapsed, list(summary.problems))
 
@@ -203,6 +199,16 @@ def _publish_set(
         publish_set(summary, plan.publish, say)
     else:
         say(f"todo-bench: not published to {plan.publish}: the run is INCOMPLETE")
+
+
+def _keep_episodes(
+    publish: str, folder: RunFolder, results: list[TaskResult], ready: Prepared
+) -> None:
+    """The published board's episodes beside it: `rescore` rebuilds it from them, no rerun."""
+    from harness.results.kept import write_kept
+    from harness.run.rescore_kept import kept_of_logs
+
+    write_kept(kept_of_logs(folder.logs, results, ready.price), publish)
 
 
 def _missing_episodes(results: list[TaskResult], expected: dict[str, int]) -> list[str]:
