@@ -121,6 +121,21 @@ class TodoSlot:
     args: dict[str, Any]
 
 
+def todo_records(
+    product: CliProduct, records: list[CallRecord], call_ids: list[str]
+) -> list[CallRecord]:
+    """The product's record of its todo calls, each under the bridge's id: a product that
+    names its calls itself (`CliProduct.names_calls`) is paired with the bridge's `call_ids`
+    in the order the calls were made."""
+    todo = [r for r in records if r.tool in product.todo_tools]
+    if not product.names_calls:
+        return todo
+    return [
+        r.model_copy(update={"id": call_ids[i]}) if i < len(call_ids) else r
+        for i, r in enumerate(todo)
+    ]
+
+
 class CliEpisode:
     """The record of one scenario run through one CLI (see the module docstring)."""
 
@@ -380,14 +395,8 @@ class CliEpisode:
         """The ledger, from the slots and the product's record; and every disagreement between
         the record and the bridge (empty when they agree). `ended` is why the CLI stopped early
         (None: it answered without a tool call)."""
-        todo_records = [r for r in records if r.tool in self.product.todo_tools]
-        if self.product.names_calls:  # its record and the bridge, paired in the order made
-            slots = [s for s in self.slots if isinstance(s, TodoSlot)]
-            todo_records = [
-                r.model_copy(update={"id": slots[i].call_id}) if i < len(slots) else r
-                for i, r in enumerate(todo_records)
-            ]
-        by_id = {r.id: r for r in todo_records}
+        slots = [s.call_id for s in self.slots if isinstance(s, TodoSlot)]
+        by_id = {r.id: r for r in todo_records(self.product, records, slots)}
         problems: list[str] = []
         tools = {t.name: t for t in todo_tools(self.episode)}
         seen: set[str] = set()

@@ -58,7 +58,8 @@ def bound(
             ("model", record.model, manifest.model),
             ("seed", record.seed, manifest.seed),
             ("epochs", record.epochs, manifest.epochs),
-            ("variants", record.variants, manifest.variants),
+            # as sets: run.json keeps the command's order, the manifest the board's
+            ("variants", sorted(record.variants), sorted(manifest.variants)),
             ("scenario hash", record.provenance.scenario_hash, manifest.versions.scenario_hash),
         )
         if found != wanted

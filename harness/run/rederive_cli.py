@@ -29,9 +29,8 @@ from typing import Any
 
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample
-from inspect_ai.model import ChatMessageAssistant
 
-from harness.agents.episode import CliEpisode, TodoSlot
+from harness.agents.episode import CliEpisode, TodoSlot, todo_records
 from harness.agents.evidence import CliEvidence, digest
 from harness.episode.ledger import Ledger, TodoEvent
 from harness.episode.record import EpisodeRecord
@@ -98,7 +97,8 @@ async def _episode(
         ledger = Ledger.model_validate_json(str(record.get("ledger_json") or "{}"))
     except ValueError as error:
         return [f"record: not readable ({type(error).__name__})"]
-    todo = [c for c in calls if c.tool in product.todo_tools]
+    made = [e.call_id for e in ledger.events if isinstance(e, TodoEvent)]
+    todo = todo_records(product, calls, made)
     problems = await _todo_states(product, scenario, ledger, todo)
     problems += _transcript(sample, product, todo)
     problems += _checks(scenario, evidence, record)
@@ -142,11 +142,11 @@ async def _todo_states(
 
 
 def _transcript(sample: EvalSample, product: CliProduct, calls: list[CallRecord]) -> list[str]:
-    """The todo calls the model made, as the transcript holds them, against the record."""
+    """The todo calls the model made, as the transcript's model replies hold them, against the
+    record (the conversation the bridge hands back may name a call otherwise: Gemini CLI's
+    calls carry ids the bridge derives)."""
     said: dict[str, tuple[str, str]] = {}
-    replies = [e.output.message for e in sample.events if isinstance(e, ModelEvent)]
-    replies += [m for m in sample.messages if isinstance(m, ChatMessageAssistant)]
-    for message in replies:
+    for message in (e.output.message for e in sample.events if isinstance(e, ModelEvent)):
         for call in message.tool_calls or []:
             if call.function in product.todo_tools:
                 said[call.id] = (call.function, json.dumps(call.arguments, sort_keys=True))

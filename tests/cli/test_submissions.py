@@ -440,3 +440,19 @@ def test_a_log_swapped_in_from_a_seed_one_run_fails_binding(
     code, lines = verify(submission, capsys)
     assert code == 2 and fired(lines) == {"binding"}, lines
     assert any("its seed is 1, run.json and the manifest say 0" in line for line in lines)
+
+
+def test_a_run_whose_variants_were_named_out_of_board_order_verifies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """run.json keeps the variants as the command named them, the manifest as the board orders
+    them: the same set binds."""
+    out = tmp_path / "run"
+    command = ["run", "--model", "sim/sloppy", "--scenarios", "excel_export", "--epochs", "1"]
+    assert main([*command, "--variants", "L3,L0", "--out", str(out), "--display", "none"]) == 0
+    sub = tmp_path / "sub"
+    args = ["submit", str(out), "--out", str(sub), "--include-logs", "--who", "tester"]
+    assert main([*args, "--when", "2026-12-05T06:00:00Z"]) == 0
+    capsys.readouterr()
+    code, lines = verify(sub, capsys)
+    assert code == 0, lines
