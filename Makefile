@@ -112,14 +112,17 @@ cluster-scaling: $(STAMP)
 # scripts/agents/package-lock.json, into .agents/ (ignored): `npm ci` checks every package's
 # sha512 against the lock (npm ci refuses a lock without the other platforms' optional packages, so
 # npm install, which keeps the locked versions and checks them too); and the commands they need
-# beside them that PyPI ships (scripts/agents/tools.txt: rg) into .agents/tools/bin. Not needed by
-# make bench or make test
+# beside them that PyPI ships into .agents/tools/bin (scripts/agents/tools.txt: rg; node with npm
+# where the machine has no node 20+ with npm: scripts/agents/node.py). Not needed by make bench
+# or make test
 agents: $(STAMP)
 	mkdir -p .agents
-	cp scripts/agents/package.json scripts/agents/package-lock.json .agents/
-	cd .agents && npm install --no-audit --no-fund --silent --no-save 2>&1 | grep -v EBADENGINE || true
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --only-binary=:all: \
 		--no-deps --prefix .agents/tools -r scripts/agents/tools.txt
+	$(BIN)/python scripts/agents/node.py .agents/tools
+	cp scripts/agents/package.json scripts/agents/package-lock.json .agents/
+	cd .agents && PATH="$(CURDIR)/.agents/tools/bin:$$PATH" \
+		npm install --no-audit --no-fund --silent --no-save 2>&1 | grep -v EBADENGINE || true
 	@ls .agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude \
 		.agents/node_modules/@openai/codex-linux-x64/vendor/*/bin/codex \
 		.agents/node_modules/opencode-linux-x64/bin/opencode 2>/dev/null || true

