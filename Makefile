@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: agents agents-image install lock bench test test-slow test-fast lint perf perf-instructions perf-agents scaling cluster-scaling real-model clean regress baseline report paper site site-screenshots field-suite power-study
+.PHONY: agents agents-image install inspect-newest lock bench test test-slow test-fast lint perf perf-instructions perf-agents scaling cluster-scaling real-model clean regress baseline report paper site site-screenshots field-suite power-study
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,12 @@ lock:
 	.lock-venv/bin/python -m pip install --quiet -e '.[dev]'
 	{ sed -n '/^#/p' constraints.txt; .lock-venv/bin/pip freeze --exclude-editable; } > constraints.new
 	mv constraints.new constraints.txt && rm -rf .lock-venv
+
+# whether todo-bench holds on the newest inspect-ai and inspect-swe the registry serves:
+# pyproject.toml allows only the releases its private reaches were checked on; where a newer one
+# is out, a venv of its own (.inspect-newest/) gets it and runs the reach check and the fast tests
+inspect-newest: $(STAMP)
+	$(BIN)/python scripts/inspect_newest.py
 
 # the run goes to results/runs/<run-id>; --publish writes results/latest as a whole set (summary,
 # every leaderboard format; left as it is when its summary.json is already this one)

@@ -1,7 +1,12 @@
-"""Every reach into inspect-ai's private modules and internals, in one place (ground floor: any
-wing may import it). Checked on inspect-ai 0.3.285; when inspect moves one of these, this module
-is the one to change (`tests/test_architecture.py` fails if another harness module imports a
-private inspect module).
+"""Every reach into inspect-ai's and inspect-swe's private modules and internals, in one place
+(ground floor: any wing may import it). Checked on the releases in `TESTED`, which
+pyproject.toml allows and no newer; when inspect moves one of these, this module is the one to
+change (`tests/test_architecture.py` fails if another harness module imports a private inspect
+module). Each private name is declared in `REACHES` and imported only when first used
+(`reach`): a moved one fails the command that needs it in one line naming the installed and the
+tested release, never an import of todo-bench (a run checks its model's first:
+`run/preflight.py`). `python -m harness._inspect_private` says which still hold (`make
+inspect-newest` runs it against the newest releases the registry serves).
 
 - `ActiveSample`, `active_samples`, `sample_active` (`inspect_ai.log._samples`): the simulated
   agent reads which sample it is answering (its id and epoch seed its choices, its scenario is
@@ -38,41 +43,166 @@ private inspect module).
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from inspect_ai._util.registry import _registry, registry_key
-from inspect_ai.log._samples import ActiveSample, active_samples, sample_active
 from inspect_ai.model import ModelCall
+from inspect_ai.tool import ToolInfo
+
+from harness.errors import UsageError
+
+if TYPE_CHECKING:
+    from inspect_ai.log._samples import ActiveSample
 
 __all__ = [
     "ActiveSample",
+    "REACHES",
+    "TESTED",
+    "InspectMoved",
+    "SharedToolInfo",
     "outside_a_sample",
     "active_samples",
     "alias_registered",
+    "reach",
     "sample_active",
     "quiet_bridge_warning",
     "tolerate_set_response",
     "without_provider_imports",
 ]
 
+#: the releases every reach below was checked on (pyproject.toml allows these and no newer:
+#: `make inspect-newest` checks the newest the registry serves before a bound is widened)
+TESTED = {"inspect-ai": "0.3.285", "inspect-swe": "0.2.72"}
+
+
+@dataclass(frozen=True)
+class Reach:
+    """One private name todo-bench imports: its package, module and attribute."""
+
+    package: str
+    module: str
+    name: str
+
+    @property
+    def path(self) -> str:
+        return f"{self.module}.{self.name}"
+
+
+#: every private module todo-bench imports from, each imported only when first used (a run
+#: whose reaches moved fails where it needs one, in one line, not at start-up)
+REACHES: tuple[Reach, ...] = (
+    Reach("inspect-ai", "inspect_ai._util.registry", "_registry"),
+    Reach("inspect-ai", "inspect_ai._util.registry", "registry_key"),
+    Reach("inspect-ai", "inspect_ai.log._samples", "active_samples"),
+    Reach("inspect-ai", "inspect_ai.log._samples", "sample_active"),
+    Reach("inspect-ai", "inspect_ai.model._assistant_internal", "_HAS_OPENAI"),
+    Reach("inspect-ai", "inspect_ai.log._transcript", "init_transcript"),
+    Reach("inspect-ai", "inspect_ai.log._transcript", "Transcript"),
+    Reach("inspect-ai", "inspect_ai.log._transcript", "transcript"),
+    Reach("inspect-ai", "inspect_ai.model._model", "active_model_context_var"),
+    Reach("inspect-swe", "inspect_swe._codex_cli._bundled_catalog", "BUNDLED_CODEX_CATALOG"),
+    Reach("inspect-swe", "inspect_swe._codex_cli.agentbinary", "_cached_catalog_path"),
+    Reach("inspect-swe", "inspect_swe._util.sandbox", "SANDBOX_INSTALL_DIR"),
+)
+
+
+class InspectMoved(UsageError):
+    """A private name todo-bench reaches is gone from the installed inspect-ai or inspect-swe."""
+
+
+def installed(package: str) -> str:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def reach(path: str) -> Any:
+    """The private `module.name` declared in REACHES, imported now; InspectMoved (one line,
+    naming the installed and the tested release) when this release has moved it."""
+    found = next((r for r in REACHES if r.path == path), None)
+    assert found is not None, f"{path} is not declared in REACHES"
+    try:
+        return getattr(importlib.import_module(found.module), found.name)
+    except (ImportError, AttributeError):
+        package = found.package
+        raise InspectMoved(
+            f"{package} {installed(package)} has no {path}, which todo-bench uses (tested with "
+            f"{package} {TESTED[package]}): pip install '{package}=={TESTED[package]}'"
+        ) from None
+
+
+def require(*paths: str) -> None:
+    """InspectMoved now (one line) if any of these reaches is gone: a run checks the ones its
+    model needs before it starts, rather than failing inside every sample."""
+    for path in paths:
+        reach(path)
+
+
+#: the reaches the simulated agent needs in every sample
+SIM_REACHES = ("inspect_ai.log._samples.active_samples", "inspect_ai.log._samples.sample_active")
+
+
+def moved() -> list[tuple[Reach, str]]:
+    """Each reach the installed releases no longer have, with the reason."""
+    gone = []
+    for item in REACHES:
+        try:
+            reach(item.path)
+        except InspectMoved as error:
+            gone.append((item, str(error)))
+    return gone
+
+
+def active_samples() -> list[ActiveSample]:
+    """The samples of the running eval that are still running."""
+    return list(reach("inspect_ai.log._samples.active_samples")())
+
+
+def sample_active() -> ActiveSample | None:
+    """The sample the current task serves (None outside an eval)."""
+    found: ActiveSample | None = reach("inspect_ai.log._samples.sample_active")()
+    return found
+
 
 def alias_registered(kind: str, name: str, obj: object) -> None:
-    """Make `obj` also resolve by the bare `name` in inspect's registry (kept if one is set)."""
-    _registry.setdefault(registry_key(kind, name), obj)  # type: ignore[arg-type]
+    """Make `obj` also resolve by the bare `name` in inspect's registry (kept if one is set).
+    Where this inspect moved its registry, nothing is aliased: the alias only serves `inspect
+    score` on a log of a wheel install, and `python -m harness._inspect_private` says it moved."""
+    try:
+        registry = reach("inspect_ai._util.registry._registry")
+        key = reach("inspect_ai._util.registry.registry_key")
+    except InspectMoved:
+        return
+    registry.setdefault(key(kind, name), obj)
+
+
+class SharedToolInfo(ToolInfo):
+    """A tool schema inspect need not copy: inspect deep-copies every schema on every model
+    call (twice) so that providers and hooks may change them; for a provider that says it only
+    reads them (the simulated agent), that was the largest per-turn cost of a sim run. (If
+    inspect stops copying, this changes nothing.)"""
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> SharedToolInfo:
+        return self
 
 
 @contextmanager
 def without_provider_imports(skip: bool) -> Iterator[None]:
     """While open, and when `skip`, inspect does not import its openai and anthropic provider
     modules at a sample's start; the flags are restored after."""
-    from inspect_ai.model import _assistant_internal as internal
-
+    try:  # an optimisation: where inspect moved it, the imports happen as inspect wants
+        internal: Any = importlib.import_module("inspect_ai.model._assistant_internal")
+    except ImportError:
+        internal = None
     flags = [f for f in ("_HAS_OPENAI", "_HAS_ANTHROPIC") if hasattr(internal, f)]
     saved = {f: getattr(internal, f) for f in flags}
     if skip:
@@ -89,9 +219,10 @@ def without_provider_imports(skip: bool) -> Iterator[None]:
 def outside_a_sample(model: Any) -> Iterator[Any]:
     """While open, `get_model()` is `model` and `transcript()` a fresh one (yielded), as inside
     a sample of an eval; both are restored after."""
-    from inspect_ai.log._transcript import Transcript, init_transcript, transcript
-    from inspect_ai.model._model import active_model_context_var
-
+    Transcript = reach("inspect_ai.log._transcript.Transcript")
+    init_transcript = reach("inspect_ai.log._transcript.init_transcript")
+    transcript = reach("inspect_ai.log._transcript.transcript")
+    active_model_context_var = reach("inspect_ai.model._model.active_model_context_var")
     saved_model = active_model_context_var.set(model)
     saved = transcript()
     fresh = Transcript()
@@ -122,25 +253,22 @@ def tolerate_set_response(serializable: Callable[[Any], Any]) -> None:
     ModelCall.set_response = set_response  # type: ignore[method-assign]
 
 
-def seed_codex_catalog(version: str) -> None:
-    """Put inspect-swe's bundled Codex model catalog in its cache for `version` (where the
+def seed_codex_catalog(release: str) -> None:
+    """Put inspect-swe's bundled Codex model catalog in its cache for `release` (where the
     current HOME's cache is), unless a catalog is there already (imported here: only a Codex
     episode needs inspect-swe)."""
-    from inspect_swe._codex_cli._bundled_catalog import BUNDLED_CODEX_CATALOG
-    from inspect_swe._codex_cli.agentbinary import _cached_catalog_path
-
-    path = _cached_catalog_path(version)
+    catalog = reach("inspect_swe._codex_cli._bundled_catalog.BUNDLED_CODEX_CATALOG")
+    path = reach("inspect_swe._codex_cli.agentbinary._cached_catalog_path")(release)
     if not path.exists():
-        path.write_text(json.dumps(BUNDLED_CODEX_CATALOG), encoding="utf-8")
+        path.write_text(json.dumps(catalog), encoding="utf-8")
 
 
 def seed_gemini_cli(binary: Path) -> None:
     """Link Gemini CLI's `binary` (its `gemini.js`) where inspect-swe looks for an installed
     Gemini CLI before it installs one (imported here: only a Gemini CLI episode needs
     inspect-swe). The link is replaced atomically: another episode may be reading it."""
-    from inspect_swe._util.sandbox import SANDBOX_INSTALL_DIR
-
-    link = Path(SANDBOX_INSTALL_DIR) / "gemini-cli" / "node_modules" / ".bin" / "gemini"
+    folder = Path(reach("inspect_swe._util.sandbox.SANDBOX_INSTALL_DIR"))
+    link = folder / "gemini-cli" / "node_modules" / ".bin" / "gemini"
     if link.is_symlink() and link.resolve() == binary.resolve():
         return
     link.parent.mkdir(parents=True, exist_ok=True)
@@ -170,3 +298,19 @@ def quiet_bridge_warning(expected: type[BaseException]) -> None:
     logger = logging.getLogger(BRIDGE_SERVICE_LOGGER)
     if not any(isinstance(f, _Expected) and f.expected is expected for f in logger.filters):
         logger.addFilter(_Expected(expected))
+
+
+def report() -> str:
+    """Each reach, and whether the installed inspect-ai and inspect-swe still have it."""
+    gone = {item.path: why for item, why in moved()}
+    lines = [f"{package} {installed(package)} (tested: {TESTED[package]})" for package in TESTED]
+    lines += [f"  {'gone' if r.path in gone else 'holds'}: {r.path}" for r in REACHES]
+    lines.append(f"{len(REACHES) - len(gone)} of {len(REACHES)} reaches hold")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # `python -m harness._inspect_private`: exit 1 when one moved
+    import sys
+
+    print(report())
+    sys.exit(1 if moved() else 0)

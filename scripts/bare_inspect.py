@@ -4,7 +4,7 @@ tool, and the runner's log settings. What the harness costs beyond this is the h
 
 The loop is the harness's, stripped: each turn asks the model with a fixed list of tool schemas
 and runs the calls with `execute_tools`. The schemas are handed to inspect the way the harness
-hands them to the simulated agent (`harness.episode.loop.SharedToolInfo`: built once, never
+hands them to the simulated agent (`harness._inspect_private.SharedToolInfo`: built once, never
 copied), so neither side pays inspect's per-call copies of them. `--tools harness` also offers
 the harness's own schemas (L3-granular's todo tools and the seven workspace tools, never
 called): what inspect itself costs per model call for a tool list of that size, apart from what
@@ -56,7 +56,7 @@ from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolCall, ToolChoice, ToolDef, ToolInfo, tool
 
-from harness.episode.loop import SharedToolInfo
+from harness._inspect_private import SharedToolInfo
 from harness.run import heap
 
 

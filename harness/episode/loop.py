@@ -23,6 +23,7 @@ from inspect_ai.tool import ToolInfo
 from pydantic import JsonValue
 
 from harness import progress
+from harness._inspect_private import SharedToolInfo
 from harness.episode import prompts
 from harness.episode.compaction import compact
 from harness.episode.ending import classify_ending
@@ -104,15 +105,6 @@ def _episode_solver(variant: Variant, rules: KeywordTable | None) -> Solver:
         return state
 
     return solve
-
-
-class SharedToolInfo(ToolInfo):
-    """A tool schema inspect need not copy: inspect deep-copies every schema on every model
-    call (twice) so that providers and hooks may change them; for a provider that says it only
-    reads them (the simulated agent), that was the largest per-turn cost of a sim run."""
-
-    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> SharedToolInfo:
-        return self
 
 
 class _Loop:

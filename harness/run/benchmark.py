@@ -64,6 +64,7 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
         raise UsageError("until_decided: a sequential plan; run it with run_sequential")
     ready = prepare(plan)
     preflight.check_home()
+    preflight.check_inspect(plan.model)
     folder = RunFolder.open(plan.out, ready.run_id, fresh=plan.fresh)
     if plan.publish is not None:
         folder.check_publish(plan.publish)

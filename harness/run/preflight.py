@@ -38,6 +38,15 @@ def check_home() -> None:
             ) from error
 
 
+def check_inspect(model: str) -> None:
+    """The private inspect names the model needs are there in the installed inspect-ai;
+    UsageError in one line (naming the installed and the tested release) if one moved."""
+    from harness._inspect_private import SIM_REACHES, require
+
+    if model.startswith("sim/"):
+        require(*SIM_REACHES)
+
+
 def is_disk_full(error: BaseException) -> bool:
     """An error (or its cause) that says the device has no space left."""
     seen: BaseException | None = error

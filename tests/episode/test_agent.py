@@ -246,7 +246,7 @@ def test_the_log_keeps_the_tool_schemas_once_per_sample(tmp_path: Path) -> None:
 
 
 def test_only_a_provider_that_only_reads_schemas_gets_them_uncopied() -> None:
-    from harness.episode.loop import SharedToolInfo
+    from harness._inspect_private import SharedToolInfo
     from harness.models.sim.provider import SimModel
 
     assert SimModel.READS_TOOLS_ONLY

@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 import json
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspect_ai.model import (
     ChatCompletionChoice,
@@ -22,7 +22,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 
-from harness._inspect_private import ActiveSample, active_samples, sample_active
+from harness._inspect_private import active_samples, sample_active
 from harness.episode.gate.planner import SCHEMA_NAME
 from harness.models.sim import latency, tokens
 from harness.models.sim.memory import Memory
@@ -40,6 +40,9 @@ from harness.todo.dialects import (
     seed_view,
     to_product,
 )
+
+if TYPE_CHECKING:
+    from harness._inspect_private import ActiveSample
 
 _DEFAULT_CONFIG = GenerateConfig()
 
