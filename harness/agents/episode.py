@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,7 +66,7 @@ from harness.episode.user_turns import UserScript, apply
 from harness.products.product import CliProduct
 from harness.products.record import CallRecord
 from harness.progress import model_replied
-from harness.suite.cli_tools import from_cli, helper_runs
+from harness.suite.cli_tools import from_cli, helper_journal, helper_runs
 from harness.suite.scenario import Scenario
 from harness.suite.tracker import TaskStateTracker
 from harness.suite.workspace import Workspace
@@ -372,14 +371,12 @@ class CliEpisode:
         }
 
     def _journaled(self, call_id: str) -> bool:
-        lines = (
-            self.journal.read_text(encoding="utf-8").splitlines() if self.journal.exists() else []
-        )
-        if self._journal_lines >= len(lines):
+        calls = helper_journal(self.journal)
+        if self._journal_lines >= len(calls):
             return False
-        entry = json.loads(lines[self._journal_lines])
+        call = calls[self._journal_lines]
         self._journal_lines += 1
-        self._record(call_id, entry["tool"], entry["args"], entry["result"], entry["ok"])
+        self._record(call_id, call.tool, call.args, call.result, call.ok)
         return True
 
     def _record(self, call_id: str, tool: str, args: dict[str, Any], result: str, ok: bool) -> None:

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from harness.suite.cli_tools import JOURNAL
+from harness.suite.cli_tools import JOURNAL, HelperCall
 from harness.suite.workspace import Workspace, perform
 from harness.suite.workspace_tools import BY_NAME
 
@@ -39,9 +39,10 @@ def main(argv: list[str] | None = None) -> int:
         result, ok = problem, False
     journal = os.environ.get(JOURNAL)
     if journal:
-        entry = {"tool": name, "args": kwargs if isinstance(kwargs, dict) else {}, "ok": ok}
+        args_given = kwargs if isinstance(kwargs, dict) else {}
+        call = HelperCall(tool=name, args=args_given, ok=ok, result=result[:500])
         with open(journal, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry | {"result": result[:500]}, ensure_ascii=False) + "\n")
+            handle.write(call.line())
     print(result, file=sys.stdout if ok else sys.stderr)
     return 0 if ok else 1
 

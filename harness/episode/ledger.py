@@ -8,10 +8,10 @@ from inspect_ai.model import ModelUsage
 from pydantic import BaseModel, Field
 
 from harness.todo.base import TodoItem
+from harness.todo.specs import CLASSIC_NAMES
 
-TODO_TOOLS = frozenset(
-    {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
-)
+#: the seed's todo tools (a design's own are the scorer's to add)
+TODO_TOOLS = CLASSIC_NAMES
 
 
 def prompt_tokens(usage: ModelUsage | None) -> int:

@@ -5,13 +5,11 @@ journal holds; any other call is observed under its own name."""
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 from typing import Any
 
 from harness.hooks.state import HookState
-from harness.suite.cli_tools import JOURNAL, from_cli, helper_runs
+from harness.suite.cli_tools import JOURNAL, from_cli, helper_journal, helper_runs
 
 #: a seed call and whether it succeeded
 Observed = tuple[str, dict[str, Any], bool]
@@ -28,12 +26,6 @@ def seed_calls(state: HookState, tool: str, args: dict[str, Any], cwd: str) -> l
 
 def _helper_calls(state: HookState) -> list[Observed]:
     path = os.environ.get(JOURNAL)
-    if not path or not Path(path).is_file():
-        return []
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    new, state.helper_lines = lines[state.helper_lines :], len(lines)
-    calls = []
-    for line in new:
-        entry = json.loads(line)
-        calls.append((str(entry["tool"]), dict(entry["args"]), bool(entry["ok"])))
-    return calls
+    calls = helper_journal(path) if path else []
+    new, state.helper_lines = calls[state.helper_lines :], len(calls)
+    return [(call.tool, call.args, call.ok) for call in new]

@@ -14,11 +14,14 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
+
+from pydantic import BaseModel
 
 from harness.products.catalog import FILE_TOOLS
 from harness.products.catalog import SHELLS as PRODUCT_SHELLS
+from harness.suite.workspace_tools import SPECS
 
 Call = tuple[str, dict[str, Any]]
 
@@ -27,6 +30,30 @@ HELPER = "todo-bench-tool"
 #: the environment variable naming the episode's journal of helper calls (written by the
 #: helper, read by the episode and by the hooks' gates)
 JOURNAL = "TODO_BENCH_JOURNAL"
+
+
+class HelperCall(BaseModel):
+    """One line of the helper's journal: a seed workspace tool it ran, and what came of it."""
+
+    tool: str
+    args: dict[str, Any]
+    ok: bool
+    #: the tool's answer, cut to its first 500 characters
+    result: str
+
+    def line(self) -> str:
+        return json.dumps(self.model_dump(), ensure_ascii=False) + "\n"
+
+
+def helper_journal(path: str | Path) -> list[HelperCall]:
+    """Every call the helper journaled at `path`, in order (none when there is no file)."""
+    journal = Path(path)
+    if not journal.is_file():
+        return []
+    lines = journal.read_text(encoding="utf-8").splitlines()
+    return [HelperCall.model_validate_json(line) for line in lines if line.strip()]
+
+
 #: the line the episode adds to the CLI's system prompt; the workspace root follows the colon
 WORKSPACE_LINE = "The task's workspace (your working directory) is: "
 _ROOT = re.compile(re.escape(WORKSPACE_LINE) + r"(\S+)")
@@ -42,10 +69,8 @@ def workspace_note(root: str) -> str:
     return (
         f"{WORKSPACE_LINE}{root}\n"
         f"Besides your own tools, the command `{HELPER} NAME 'JSON'` runs one workspace tool "
-        "of this task with its arguments as a JSON object: list_files {}, read_file {path}, "
-        "write_file {path, content}, rename_file {src, dst}, delete_file {path}, create_excel "
-        "{path, rows | from_workspace_files, sheet}, write_csv {path, rows}. Paths are "
-        "relative to the workspace."
+        "of this task with its arguments as a JSON object: "
+        f"{', '.join(spec.brief for spec in SPECS)}. Paths are relative to the workspace."
     )
 
 

@@ -30,6 +30,15 @@ class WorkspaceToolSpec:
     read_only: bool = False
     #: the parameters naming a file that must already exist (the call reads or moves it)
     existing: tuple[str, ...] = ()
+    #: parameters of which a call gives one or the other
+    one_of: tuple[str, ...] = ()
+
+    @property
+    def brief(self) -> str:
+        """`name {a, b | c, d}`: the tool and its parameters, alternatives joined by `|`."""
+        names = [p for p in self.params if p not in self.one_of[1:]]
+        shown = [" | ".join(self.one_of) if p in self.one_of else p for p in names]
+        return f"{self.name} {{{', '.join(shown)}}}"
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -127,6 +136,7 @@ SPECS: tuple[WorkspaceToolSpec, ...] = (
             "sheet": "Sheet name.",
         },
         _create_excel,
+        one_of=("rows", "from_workspace_files"),
     ),
     WorkspaceToolSpec(
         "write_csv",

@@ -118,3 +118,6 @@ CLASSIC: dict[str, ToolSpec] = {
         ),
     )
 }
+#: the seed's tool names, and those that only read the list (declared once, above)
+CLASSIC_NAMES = frozenset(CLASSIC)
+CLASSIC_READS = frozenset(name for name, spec in CLASSIC.items() if spec.kind == "read")

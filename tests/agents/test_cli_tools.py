@@ -128,3 +128,19 @@ def test_through_gemini_cli_its_own_write_file_and_read_file_take_the_seed_s_nam
     )
     name, args = to_cli(("rename_file", {"src": "a", "dst": "b"}), ROOT, GEMINI)
     assert name == "run_shell_command" and helper_runs((name, args)) == 1
+
+
+def test_the_workspace_note_describes_every_workspace_tool_from_its_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The CLI prompt's list of helper tools is generated from the tools' declarations: a tool
+    added there is in the note, each with its parameters (alternatives joined by `|`)."""
+    from harness.suite import cli_tools, workspace_tools
+
+    note = workspace_note(ROOT)
+    assert "create_excel {path, rows | from_workspace_files, sheet}" in note
+    assert all(f"{spec.name} {{" in note for spec in workspace_tools.SPECS)
+    extra = workspace_tools.WorkspaceToolSpec("touch_file", "Make an empty file.", {"path": "P."},
+                                              workspace_tools.SPECS[0].signature)  # fmt: skip
+    monkeypatch.setattr(cli_tools, "SPECS", (*workspace_tools.SPECS, extra))
+    assert "write_csv {path, rows}, touch_file {path}. Paths" in cli_tools.workspace_note(ROOT)

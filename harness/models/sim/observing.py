@@ -18,10 +18,10 @@ from harness.episode.prompts import INJECTED_LIST
 from harness.models.sim.beliefs import Beliefs
 from harness.models.sim.recall import parse_rendered
 from harness.todo.base import TodoItem, render
+from harness.todo.specs import CLASSIC_NAMES
 
 #: memory after compaction counts as this many turns stale at least
 LOST_STALENESS = 8
-TODO_TOOLS = {"todo", "add_todo", "update_todo_status", "rename_todo", "delete_todo", "list_todos"}
 #: the words a list kept by the system comes under, wherever it is shown (the loop: the system
 #: prompt; a Claude Code hook: a `<system-reminder>` in a tool result or a user message)
 INJECTED_HEADER = INJECTED_LIST.partition("{rendered}")[0]
@@ -124,7 +124,7 @@ class Observer(Beliefs):
         text = message.text
         function = message.function or (call.function if call else "")
         error = message.error.message if message.error else None
-        if function in TODO_TOOLS:
+        if function in CLASSIC_NAMES:
             self.m.unconfirmed = False
             if error is not None and call is not None:
                 self._undo_store(call.function, call.arguments)
