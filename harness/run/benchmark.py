@@ -101,7 +101,7 @@ def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> 
             return _result(folder, None, False, elapsed, unwritten)
         complete = success and summary.complete
         _publish_set(plan, summary, complete, say)
-        if plan.publish is not None and complete:
+        if complete:
             _keep_episodes(plan.publish, folder, results, ready)
         folder.write_timing(_timing(elapsed, cpu_before, cpu_episodes))
         return _result(folder, summary, complete, elapsed, list(summary.problems))
@@ -203,13 +203,17 @@ def _publish_set(
 
 
 def _keep_episodes(
-    publish: str, folder: RunFolder, results: list[TaskResult], ready: Prepared
+    publish: str | None, folder: RunFolder, results: list[TaskResult], ready: Prepared
 ) -> None:
-    """The published board's episodes beside it: `rescore` rebuilds it from them, no rerun."""
+    """The episodes beside the run's summary, and beside the published board's: `rescore`
+    rebuilds either from them without the logs (which are not committed) and without a rerun."""
     from harness.results.kept import write_kept
     from harness.run.rescore_kept import kept_of_logs
 
-    write_kept(kept_of_logs(folder.logs, results, ready.price), publish)
+    episodes = kept_of_logs(folder.logs, results, ready.price)
+    for where in (folder.path, publish):
+        if where is not None:
+            write_kept(episodes, where)
 
 
 def _missing_episodes(results: list[TaskResult], expected: dict[str, int]) -> list[str]:

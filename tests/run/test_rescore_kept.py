@@ -13,6 +13,7 @@ import pytest
 
 from harness.cli import main
 from harness.results.kept import EPISODES
+from tests.helpers import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -95,13 +96,40 @@ def test_the_same_run_keeps_the_same_bytes(board: Path, tmp_path: Path) -> None:
     assert (tmp_path / "b" / EPISODES).read_bytes() == (board / EPISODES).read_bytes()
 
 
-def test_the_committed_latest_board_is_rebuilt_from_its_kept_episodes(tmp_path: Path) -> None:
-    """results/latest keeps its 216 episodes: rescoring them gives its summary byte for byte
-    (a scoring change that moves a number fails here until the board is rescored)."""
-    from tests.helpers import ROOT
+#: every committed board that keeps its episodes (results/latest at least)
+KEPT_BOARDS = sorted(p.parent for p in (ROOT / "results").rglob(EPISODES))
 
-    folder = shutil.copytree(ROOT / "results" / "latest", tmp_path / "latest")
+
+def test_the_default_board_keeps_its_episodes() -> None:
+    assert ROOT / "results" / "latest" in KEPT_BOARDS
+
+
+@pytest.mark.parametrize("committed", KEPT_BOARDS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_committed_board_is_rebuilt_from_its_kept_episodes(
+    committed: Path, tmp_path: Path
+) -> None:
+    """Rescoring a committed board's kept episodes gives its summary byte for byte (a scoring
+    change that moves a number fails here until the board is rescored), from its summary and
+    episodes alone, as a fresh clone has them (no logs, no run.json)."""
+    folder = tmp_path / "board"
+    folder.mkdir()
+    for name in ("summary.json", EPISODES):
+        shutil.copy(committed / name, folder / name)
     assert main(["rescore", str(folder)]) == 0
-    assert (folder / "summary.json").read_bytes() == (
-        ROOT / "results" / "latest" / "summary.json"
-    ).read_bytes()
+    assert (folder / "summary.json").read_bytes() == (committed / "summary.json").read_bytes()
+
+
+def test_a_run_folder_keeps_its_episodes_and_rescores_without_its_logs(
+    board: Path, tmp_path: Path
+) -> None:
+    """A board made with `--out` (results/products, results/hard, ...) is committed without its
+    logs and run.json: its kept episodes rebuild it all the same."""
+    run = board.parent / "run"
+    assert kept(run)["episodes"] == kept(board)["episodes"]
+    folder = tmp_path / "committed"
+    folder.mkdir()
+    for name in ("summary.json", EPISODES):
+        shutil.copy(run / name, folder / name)
+    before = (folder / "summary.json").read_bytes()
+    assert main(["rescore", str(folder)]) == 0
+    assert (folder / "summary.json").read_bytes() == before
