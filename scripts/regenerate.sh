@@ -2,11 +2,33 @@
 # Regenerate every committed simulated-agent result with the code as it stands: after a change
 # that bumps the task or sim version (harness/versions.py, CHANGELOG.md), the committed summaries
 # carry the old one and tests/results/test_committed_results.py says so. 25-30 minutes on 2 cores.
+# Every run below keeps its episodes beside its summary, so `--rescore` can rebuild them later.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make install >/dev/null
 TB=.venv/bin/todo-bench
 RUN=(--model sim/sloppy --seed 0 --display none)
+
+# `scripts/regenerate.sh --rescore`: a change of scoring alone (detectors, checks, metrics), where
+# no episode would run differently: every committed board that keeps its episodes
+# (episodes.json.gz) is rebuilt from them with today's scorer, in minutes, with no rerun; then
+# the tables derived from those summaries. A change of the episode itself (a sim version, or a
+# task version that changes what an episode does) needs the reruns below.
+if [ "${1:-}" = "--rescore" ]; then
+  for kept in $(git ls-files 'results/*episodes.json.gz'); do
+    $TB rescore "$(dirname "$kept")"
+  done
+  for board in seed-stack seed-stack-hard seed-stack-own-words seed-factorial; do
+    $TB gate-accuracy "results/$board" > "results/$board/gate-accuracy.md"
+  done
+  for board in seed-stack seed-stack-own-words; do
+    $TB gate-accuracy "results/$board" --by-scenario > "results/$board/gate-accuracy-by-scenario.md"
+  done
+  $TB factorial results/seed-factorial > results/seed-factorial/factorial.md
+  cp results/latest/summary.json results/baseline/summary.json
+  echo "rescored; the boards without kept episodes (git ls-files above) need the reruns"
+  exit 0
+fi
 
 rm -rf results/runs/sim_sloppy-s0-e3-*
 $TB run "${RUN[@]}" --variants headline --epochs 3 --publish results/latest >/dev/null  # make bench

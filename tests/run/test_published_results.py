@@ -72,7 +72,7 @@ def test_fresh_replaces_published_results_whole(tmp_path: Path) -> None:
     assert main(["run", *SMALL, "--out", str(folder), "--fresh"]) == 0
     # nothing of the old set is left beside the new numbers
     names = {p.name for p in folder.iterdir()}
-    assert names == {"summary.json", "leaderboard.md", "run.json", "timing.json", "logs"}
+    assert names == {"summary.json", "leaderboard.md", "run.json", "timing.json", "logs", EPISODES}
 
 
 def test_publish_writes_the_whole_set_beside_the_run(

@@ -126,13 +126,17 @@ def check_fault_record(
 
 
 #: the profiles and seeds the fault record is checked on (one test each, so xdist spreads them
-#: over cores): the two that inject most, on five seeds; the two that inject rarely, on three.
-#: The oracle injects nothing: test_oracle_is_perfect_on_every_variant_and_scenario holds it to
-#: zero faults on every scenario and every design, which is this check for it (its five seeds
-#: here were a fifth of make test-slow's time and proved nothing more)
+#: over cores), each run the whole suite under every headline design (about 40 s): three seeds
+#: of each profile that slips most, one of each that slips least, among them the seeds where the
+#: record once failed (sloppy 1 and 3, careful 3). 16 runs (five and three seeds) were a third of
+#: make test-slow's time; the seeds left out all held on 2026-12-05. The oracle injects nothing:
+#: test_oracle_is_perfect_on_every_variant_and_scenario holds it to zero faults on every
+#: scenario and every design, which is this check for it.
 FAULT_RECORD_RUNS = [
-    *((profile, seed) for profile in ("chaotic", "sloppy") for seed in range(5)),
-    *((profile, seed) for profile in ("careful", "own-words") for seed in range(3)),
+    *(("chaotic", seed) for seed in range(3)),
+    *(("sloppy", seed) for seed in (0, 1, 3)),
+    ("careful", 3),
+    ("own-words", 0),
 ]
 
 
@@ -153,13 +157,14 @@ def test_scorers_count_exactly_the_injected_faults_that_reached_the_store(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("profile", "seed"), [("sloppy", 1), ("sloppy", 3), ("careful", 3)])
+@pytest.mark.parametrize(("profile", "seed"), [("sloppy", 3)])
 def test_the_fault_record_holds_where_it_once_failed(
     tmp_path: Path, profile: str, seed: int
 ) -> None:
     """The fast slice for make test: compaction (a stale memory: a completed item lost, a
     second tick, texts written back from before a hidden write) and config_migration (a wrong
-    result that breaks the subtasks after it), where sim/sloppy's record was wrong."""
+    result that breaks the subtasks after it), where sim/sloppy's record was wrong (seeds 1
+    and 3, and careful's 3; make test-slow runs all three on the whole suite)."""
     logs = eval(
         [build_task(v, scenarios="compaction,config_migration") for v in HEADLINE],
         model=f"sim/{profile}",
