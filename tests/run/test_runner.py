@@ -61,3 +61,27 @@ def test_an_interrupt_that_arrives_after_the_pool_shut_down_ends_quietly() -> No
     assert future.result() == [True]
     pool.shutdown(wait=True)
     _interrupt(pool, [future])
+
+
+def test_the_statistics_are_imported_after_the_episodes_not_before(tmp_path: object) -> None:
+    """scipy, statsmodels and pandas (about 0.7 s of CPU) are the summary's, not an episode's:
+    the first episode starts without them, and the summary has them."""
+    code = (
+        "import sys; import harness.run.benchmark as b; from harness.cli import main; "
+        "real = b.executor_for; seen = []\n"
+        "def spy(plan, say):\n"
+        "    executor = real(plan, say); run = executor.run\n"
+        "    def first(*args):\n"
+        "        seen.append(sorted(m for m in ('scipy', 'statsmodels', 'pandas') "
+        "if m in sys.modules))\n"
+        "        return run(*args)\n"
+        "    executor.run = first; return executor\n"
+        "b.executor_for = spy\n"
+        f"code = main(['run', '--model', 'sim/oracle', '--variants', 'L0-rewrite', '--scenarios', "
+        f"'excel_export', '--epochs', '1', '--out', r'{tmp_path}', '--display', 'none', "
+        "'--workers', '1'])\n"
+        "print(code, seen, 'scipy' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "0 [[]] True"
