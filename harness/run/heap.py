@@ -1,9 +1,9 @@
 """The cyclic garbage collector around a run: off while the run imports, then settled.
 
 A run imports inspect and openpyxl before its first episode (scipy, statsmodels and pandas, the
-summary's, after its last, also with the collector off: `benchmark._statistics`): about
-390k objects with them, of which some 175k are cyclic garbage and the rest live as long as the process.
-With the collector on, its full passes over that growing heap cost about 0.3 s of CPU while
+summary's, after its last, also with the collector off: `benchmark._statistics`): about 390k
+objects with them, of which some 175k are cyclic garbage and the rest live as long as the
+process. With the collector on, its full passes over that growing heap cost about 0.3 s of CPU while
 importing, and every full pass the eval triggers later scans the 200k survivors again (about
 0.4 s per 3-epoch run of one variant). `settle` collects the imports' garbage once and freezes
 the survivors (`gc.freeze`), so later passes scan only what the eval made. Measured in
