@@ -23,7 +23,8 @@ GONE = private.Reach("inspect-ai", "inspect_ai.log._no_such_module", "active_sam
 def test_every_reach_holds_on_the_installed_releases_which_are_the_tested_ones() -> None:
     assert {p: private.installed(p) for p in private.TESTED} == private.TESTED
     assert private.moved() == []
-    assert private.report().splitlines()[-1] == f"{len(private.REACHES)} of {len(private.REACHES)} reaches hold"
+    count = len(private.REACHES)
+    assert private.report().splitlines()[-1] == f"{count} of {count} reaches hold"
 
 
 def test_a_moved_reach_is_one_line_naming_both_releases(monkeypatch: pytest.MonkeyPatch) -> None:
