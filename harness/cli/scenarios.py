@@ -93,7 +93,7 @@ def _agent_readiness(paths: list[Path]) -> str:
 
 def _validate(files: list[Path], folder: str) -> int:
     """Every file on its own line, each verified even after a failure; exit 2 if any fails."""
-    from harness.run.verified import load_verified
+    from harness.run.checked_scenarios import load_verified
 
     if not files:
         raise UsageError(f"{folder}: no *.yaml scenario files found")

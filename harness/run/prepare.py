@@ -64,7 +64,7 @@ def prepare(plan: RunOptions) -> Prepared:
     if stray := stray_sequential(plan):
         raise UsageError(f"{', '.join(stray)}: only with --until-decided (a sequential run)")
     variants = _variants(plan)
-    from harness.run.verified import load_verified_dir
+    from harness.run.checked_scenarios import load_verified_dir
 
     scenarios = select(load_verified_dir(scenario_folder(plan.scenario_dir)), plan.scenarios)
     episodes = len(variants) * len(scenarios) * plan.epochs

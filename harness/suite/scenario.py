@@ -725,7 +725,7 @@ def load_scenarios(
     directory: Path = SCENARIO_DIR, load: Callable[[Path], list[Scenario]] = load_file
 ) -> list[Scenario]:
     """Every scenario in a directory (generated families expanded), sorted by file; `load`
-    reads one file (`harness/run/verified.py` also replays its reference)."""
+    reads one file (`harness/run/checked_scenarios.py` also replays its reference)."""
     paths = sorted(directory.glob("*.yaml"))
     if not paths:
         raise ScenarioError(f"{directory}: no *.yaml scenario files found")

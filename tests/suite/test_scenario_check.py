@@ -60,7 +60,7 @@ def test_cli_exit_codes_and_one_line_per_problem(capsys: pytest.CaptureFixture[s
 def test_a_run_replays_a_reference_once_per_content(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import harness.run.verified as check
+    import harness.run.checked_scenarios as check
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     replays: list[str] = []
