@@ -61,6 +61,22 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_plugin(args: argparse.Namespace) -> int:
+    from importlib.metadata import version
+
+    from harness.hooks.claude_plugin import MARKETPLACE, PLUGIN, write_plugin
+
+    folder = Path(args.dir)
+    write_plugin(folder, _fixes(args), args.command, version("todo-bench"))
+    print(f"wrote Claude Code plugin {PLUGIN} in marketplace {MARKETPLACE} at {folder}")
+    print(
+        f"install it for every project: claude plugin marketplace add {folder.resolve()} && "
+        f"claude plugin install {PLUGIN}@{MARKETPLACE}; or for one session: claude "
+        f"--plugin-dir {(folder / PLUGIN).resolve()}"
+    )
+    return 0
+
+
 def _product(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--product",
@@ -84,7 +100,7 @@ def add(sub: Commands) -> None:
         description="; ".join(f"{n}: {f.summary}" for n, f in FIXES.items() if f.deployable),
     )
     actions = hooks.add_subparsers(
-        dest="hooks_command", required=True, metavar="{install,show,uninstall}"
+        dest="hooks_command", required=True, metavar="{install,show,plugin,uninstall}"
     )
     for name, func, helptext in (
         ("install", cmd_install, "merge the hooks into the product's hooks file in DIR"),
@@ -101,6 +117,22 @@ def add(sub: Commands) -> None:
         if name == "install":
             action.add_argument("dir", nargs="?", default=".", help="project folder (default .)")
         action.set_defaults(func=func)
+    plugin = actions.add_parser(
+        "plugin",
+        help="write the fixes as a Claude Code plugin (a one-plugin marketplace) into DIR",
+        description="Claude Code installs it with its own commands (`claude plugin "
+        "marketplace add DIR`, `claude plugin install todo-bench-fixes@todo-bench`) for every "
+        "project, or loads it for one session (`claude --plugin-dir DIR/todo-bench-fixes`); "
+        "DIR must be empty or new",
+    )
+    plugin.add_argument("--fix", default=",".join(DEFAULT), help=fixes_help)
+    plugin.add_argument(
+        "--command",
+        help="the hook program as the plugin names it (default: this installation's "
+        "todo-bench-hook by full path)",
+    )
+    plugin.add_argument("dir", help="the folder to write the plugin into (empty or new)")
+    plugin.set_defaults(func=cmd_plugin)
     remove = actions.add_parser(
         "uninstall", help="remove exactly what install added from the product's hooks file"
     )

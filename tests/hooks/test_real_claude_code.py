@@ -58,6 +58,15 @@ def test_claude_code_meets_the_whitelist_the_injection_and_the_gate(
         ("whitelist", "inject", "gate-open"),
         str(Path(sys.executable).parent / "todo-bench-hook"),
     )
+    meets_the_fixes(tmp_path, project, home, monkeypatch)
+
+
+def meets_the_fixes(
+    tmp_path: Path, project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The script played through Claude Code in `project` with `home` as its HOME, wherever
+    the fixes' hooks were installed (the project's settings, or a plugin in HOME); each hook's
+    action counted exactly."""
     journal = tmp_path / "hooks.jsonl"
     path = os.pathsep.join([str(binary(PRODUCT).parent), "/usr/bin", "/bin"])
     # inspect-swe finds a `version="sandbox"` CLI on the sandbox's PATH (the host's here)
