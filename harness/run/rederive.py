@@ -33,7 +33,7 @@ from harness._inspect_private import outside_a_sample
 from harness.episode.record import EpisodeRecord
 from harness.results.binding import FOREIGN_ARGS
 from harness.results.differences import differences, more
-from harness.run.logged import same_scenario, stored, the_scenario
+from harness.run.logged import same_scenario, scenario_episodes, stored
 from harness.run.replay_model import REPLAY, ReplayAPI, TranscriptEnded
 from harness.scoring.scorer import todo_scorer
 from harness.suite.scenario import Scenario
@@ -257,12 +257,7 @@ def rescore_stored(log: EvalLog, where: str) -> list[str]:
 async def _rescore_stored(log: EvalLog, where: str) -> list[str]:
     """`rescore_stored` in one event loop."""
     problems: list[str] = []
-    for sample in log.samples or []:
-        episode = f"{where} {sample.id} epoch {sample.epoch}"
-        scenario = the_scenario(sample)
-        if isinstance(scenario, str):
-            problems.append(f"rederive: {episode}: {scenario}")
-            continue
+    for sample, episode, scenario in scenario_episodes(log, where, problems):
         state = TaskState(
             ModelName(f"{REPLAY}/record"),
             sample.id,

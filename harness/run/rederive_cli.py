@@ -38,7 +38,7 @@ from harness.episode.tools import todo_tools
 from harness.products.product import CliProduct
 from harness.products.record import CallRecord
 from harness.results.differences import differences, more
-from harness.run.logged import stored, the_scenario
+from harness.run.logged import scenario_episodes, stored
 from harness.suite.checks import run_checks
 from harness.suite.scenario import Scenario
 from harness.suite.workspace import Workspace, WorkspaceError
@@ -70,12 +70,7 @@ def rederive_cli(log: EvalLog, product: CliProduct, where: str) -> list[str]:
 
 async def _all(log: EvalLog, product: CliProduct, where: str) -> list[str]:
     problems: list[str] = []
-    for sample in log.samples or []:
-        episode = f"{where} {sample.id} epoch {sample.epoch}"
-        scenario = the_scenario(sample)
-        if isinstance(scenario, str):
-            problems.append(f"rederive: {episode}: {scenario}")
-            continue
+    for sample, episode, scenario in scenario_episodes(log, where, problems):
         evidence = stored(sample, CliEvidence)
         record = stored(sample, EpisodeRecord)
         found = await _episode(sample, product, scenario, evidence, record)
