@@ -152,7 +152,7 @@ def review(
     gate = chosen(fixes)
     if gate is None:
         return None
-    text = readable(payload.last_assistant_message or "")
+    text = readable(payload.final_message)
     tracker = _tracker(gate, state, payload.cwd)
     # the fake-call guard: the product's tools a final message might spell out
     return verdict.review(text, classify_ending(text), tracker, list(host.tool_names))
