@@ -13,9 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from harness.agents.install import AgentMissing, binary
+from harness.agents.install import binary
 from harness.cli import main
 from harness.episode.prompts import INJECTED_LIST
 from harness.hooks.hosts import HOSTS
@@ -25,14 +23,11 @@ from harness.hooks.state import HOOK_STATE, HookState, apply_list
 from harness.products import gemini_cli
 from harness.todo.base import render
 from harness.todo.gemini_writetodos import answer
+from tests.hooks.conftest import real_cli
 from tests.hooks.gemini_stub import GEMINI, GeminiStub, gemini_run
 from tests.hooks.responses_stub import Call, Say, Turn, serving
 
-pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
-try:
-    binary(GEMINI)
-except AgentMissing as missing:
-    pytestmark.append(pytest.mark.skip(reason=f"{missing} (CI runs make agents first)"))
+pytestmark = real_cli(GEMINI)
 
 HOST = HOSTS[gemini_cli.CLI]
 TODOS = gemini_cli.WRITE_TODOS
