@@ -88,7 +88,7 @@ _CODEX_SWITCHES = ("textlock", "whitelist", "gate")
 _CODEX_ROW = codex.ROWS[0].name
 #: Gemini CLI's: the checks of write_todos (`BeforeTool`); not yet its injection (whether the
 #: simulated agent reads its `<hook_context>` is not established) nor a gate (a trial `+gate`
-#: episode stalled after its first refusal, not diagnosed) (docs/hooks.md); not in
+#: episode stalled after a right refusal, not diagnosed) (docs/hooks.md); not in
 #: `--variants agents-hooks` yet (no board of them has been made)
 _GEMINI_SWITCHES = ("textlock", "whitelist")
 #: `--variants agents-hooks`: Claude Code's TodoWrite row with each fix, and with the stack,
