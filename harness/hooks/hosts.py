@@ -112,7 +112,7 @@ HOSTS: dict[str, Host] = {
         _host(codex.ROWS[0], _plan, codex.calls, codex.HOOKS_TRUST),
         _host(
             gemini_cli.ROWS[0], _writetodos, gemini_cli.calls, gemini_cli.HOOKS_TRUST, GEMINI_WIRE
-        ),  # fmt: skip
+        ),
     )
 }
 #: the product `todo-bench hooks` and the hook program serve when none is named
