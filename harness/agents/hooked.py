@@ -10,6 +10,11 @@ Codex CLI: its CODEX_HOME's `hooks.json` (in the episode's HOME), since a projec
 only in a trusted project; and Codex runs hooks only once they are trusted, so `codex` is
 reached through a wrapper in the episode's HOME that adds the flag a headless user passes
 (`codex exec --dangerously-bypass-hook-trust`).
+
+Gemini CLI: the project's `.gemini/settings.json` (its user settings are inspect-swe's to
+write); it runs a project's hooks in a trusted folder, and inspect-swe starts it with the folder
+trusted (`GEMINI_CLI_TRUST_WORKSPACE=true`). The episode leaves `.gemini/` out of the
+workspace's files too.
 """
 
 from __future__ import annotations

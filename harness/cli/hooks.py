@@ -1,6 +1,7 @@
 """`todo-bench hooks install / uninstall / show`: the seed's fixes as a product's hooks in a
-project: Claude Code's `.claude/settings.json` (the default) or Codex CLI's `.codex/hooks.json`
-(`--product codex`) (docs/hooks.md)."""
+project: Claude Code's `.claude/settings.json` (the default), Codex CLI's `.codex/hooks.json`
+(`--product codex`) or Gemini CLI's `.gemini/settings.json` (`--product gemini-cli`)
+(docs/hooks.md)."""
 
 from __future__ import annotations
 
@@ -96,7 +97,8 @@ def add(sub: Commands) -> None:
     )
     hooks = sub.add_parser(
         "hooks",
-        help="the seed's fixes as a product's hooks in a project (Claude Code, Codex CLI)",
+        help="the seed's fixes as a product's hooks in a project (Claude Code, Codex CLI, "
+        "Gemini CLI)",
         description="; ".join(f"{n}: {f.summary}" for n, f in FIXES.items() if f.deployable),
     )
     actions = hooks.add_subparsers(

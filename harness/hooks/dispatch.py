@@ -1,5 +1,6 @@
 """What the chosen fixes answer to one event in one product: the event's JSON in, the answer and
-what to journal out."""
+what to journal out. The rules run on Claude Code's event names; the product's own are
+translated by its wire (`protocol.Wire`), and so are the answers."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 from harness.hooks import gate, inject, listlock
 from harness.hooks.hosts import Host
 from harness.hooks.journal import Action
-from harness.hooks.protocol import Answer, HookInput, block, context, deny
+from harness.hooks.protocol import Answer, HookInput, block
 from harness.hooks.state import HookState, apply_list
 
 
@@ -26,22 +27,24 @@ NOTHING = Outcome()
 
 def handle(fixes: tuple[str, ...], host: Host, payload: HookInput, state: HookState) -> Outcome:
     """The fixes' answer to one event (the state is updated in place)."""
-    event = payload.hook_event_name
+    event = host.wire.canonical(payload.hook_event_name)
     entries = payload.tool_input.get(host.dialect.key)
     if event == "PreToolUse":
         if payload.tool_name != host.tool or not {"textlock", "whitelist"} & set(fixes):
             return NOTHING
         reason = listlock.refusal(state, fixes, host, entries)
-        return NOTHING if reason is None else Outcome(deny(reason), "denied", reason)
+        return NOTHING if reason is None else Outcome(host.wire.deny(reason), "denied", reason)
     if event == "PostToolUse":
-        if payload.tool_name == host.tool:  # the call ran: its list is the stored one now
-            apply_list(state, host, entries)
-        gate.observe(state, fixes, payload)
-        return _injected(fixes, state, event)
+        # a failed call (Gemini CLI fires AfterTool after one too) changed no list, ticks nothing
+        if not payload.failed:
+            if payload.tool_name == host.tool:  # the call ran: its list is the stored one now
+                apply_list(state, host, entries)
+            gate.observe(state, fixes, payload)
+        return _injected(fixes, host, state, event)
     if event == "UserPromptSubmit":
-        return _injected(fixes, state, event)
+        return _injected(fixes, host, state, event)
     if event == "SessionStart":
-        return _injected(fixes, state, event) if payload.source == "compact" else NOTHING
+        return _injected(fixes, host, state, event) if payload.source == "compact" else NOTHING
     if event == "Stop":
         refusal = gate.review(state, fixes, host, payload)
         if refusal is None:
@@ -52,6 +55,6 @@ def handle(fixes: tuple[str, ...], host: Host, payload: HookInput, state: HookSt
     return NOTHING
 
 
-def _injected(fixes: tuple[str, ...], state: HookState, event: str) -> Outcome:
+def _injected(fixes: tuple[str, ...], host: Host, state: HookState, event: str) -> Outcome:
     text = inject.list_context(state) if "inject" in fixes else None
-    return NOTHING if text is None else Outcome(context(event, text), "injected", text)
+    return NOTHING if text is None else Outcome(host.wire.context(event, text), "injected", text)

@@ -1,9 +1,9 @@
-"""`todo-bench-hook [--product claude-code|codex] FIX[,FIX...]`: the one program every installed
-hook runs, in Claude Code (the default) or Codex CLI. It reads the event's JSON on stdin, answers
-for the chosen fixes on stdout, and journals what it did.
+"""`todo-bench-hook [--product claude-code|codex|gemini-cli] FIX[,FIX...]`: the one program every
+installed hook runs, in Claude Code (the default), Codex CLI or Gemini CLI. It reads the event's
+JSON on stdin, answers for the chosen fixes on stdout, and journals what it did.
 
 Its own failure (bad arguments, unreadable input, a broken state file, anything raised) is
-journaled and exits 1: both products treat that as a non-blocking error and let the action
+journaled and exits 1: every product treats that as a non-blocking error and lets the action
 through. It never exits 2, which would block the agent. Work that outlasts the hook's budget
 (`budget.py`) is answered before the product's timeout, saying so (`overrun.py`). It imports
 only what the event needs: a hook runs at every tool call, so its start-up is its cost.

@@ -107,13 +107,15 @@ def parse_fixes(text: str) -> tuple[str, ...]:
 
 
 def events_of(fixes: tuple[str, ...], host: Host) -> list[tuple[str, str]]:
-    """The (event, matcher) pairs the fixes need in one product, once each; the todo tool's
-    matcher is left out where the same event already matches every tool."""
+    """The (event, matcher) pairs the fixes need in one product, once each, by the product's
+    own event names; the todo tool's matcher is left out where the same event already matches
+    every tool, and an event the product lacks (Gemini CLI has no SessionStart after its
+    compression) is left out."""
     pairs: list[tuple[str, str]] = []
     for name in fixes:
         pairs += [p for p in FIXES[name].events if p not in pairs]
     return [
-        (event, host.tool if matcher == TODO_TOOL else matcher)
+        (host.wire.events[event], host.wire.matcher(host.tool) if matcher == TODO_TOOL else matcher)
         for event, matcher in pairs
-        if not (matcher == TODO_TOOL and (event, ALL_TOOLS) in pairs)
+        if event in host.wire.events and not (matcher == TODO_TOOL and (event, ALL_TOOLS) in pairs)
     ]

@@ -1,7 +1,7 @@
-"""The completion gate on the product's `Stop` (Claude Code's, Codex CLI's): a final message
-that claims the work is done is refused while the gate's tracker has pending items, by the
-harness's own verdict (`harness/episode/gate/verdict.py`: only a claim is gated; an admission of
-failure or a question to the user goes through). Three trackers:
+"""The completion gate on the product's `Stop` (Claude Code's, Codex CLI's; Gemini CLI's
+AfterAgent): a final message that claims the work is done is refused while the gate's tracker has
+pending items, by the harness's own verdict (`harness/episode/gate/verdict.py`: only a claim is
+gated; an admission of failure or a question to the user goes through). Three trackers:
 
 - `gate-heuristic`: the second seed's deployable tracker (`HeuristicTracker`): the agent's first
   non-empty todo list is the plan, an item ticked by a successful call the keyword table
@@ -152,7 +152,7 @@ def review(
     gate = chosen(fixes)
     if gate is None:
         return None
-    text = readable(payload.last_assistant_message or "")
+    text = readable(payload.final_message)
     tracker = _tracker(gate, state, payload.cwd)
     # the fake-call guard: the product's tools a final message might spell out
     return verdict.review(text, classify_ending(text), tracker, list(host.tool_names))

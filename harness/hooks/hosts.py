@@ -2,13 +2,13 @@
 tool the fixes read (its name, the argument holding the list, the field holding an item's
 text), the harness design that applies an accepted list (its own rules and the identity rule),
 the parser of the product's session record (to rebuild a session's list), the tools a final
-message might spell out instead of calling, and the project file the hooks are declared in.
+message might spell out instead of calling, the project file the hooks are declared in, and
+the hook wire it speaks (`protocol.Wire`: Claude Code's, which Codex CLI shares, or Gemini
+CLI's own event names and answers).
 
-Everything else is shared: Claude Code and Codex CLI speak the same hook wire (the event's JSON
-on stdin with `session_id`, `hook_event_name`, `tool_name`, `tool_input`, `stop_hook_active`,
-`last_assistant_message`; `permissionDecision: deny`, `additionalContext` and `decision:
-block` on stdout: `protocol.py`), and the rules are the harness's own (`listlock.py`,
-`inject.py`, `gate.py`). The facts come from the product modules (`harness/products/`).
+Everything else is shared: the rules are the harness's own (`listlock.py`, `inject.py`,
+`gate.py`), one implementation each, judged on Claude Code's event names whatever the product
+calls them. The facts come from the product modules (`harness/products/`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.products import claude_code, codex
+from harness.hooks.protocol import CLAUDE_WIRE, Wire
+from harness.products import claude_code, codex, gemini_cli
 from harness.products.product import CliProduct, ListDialect
 from harness.products.record import CallRecord
 
@@ -43,6 +44,7 @@ class Host:
     tool_names: tuple[str, ...]
     #: what a user must do before the product runs the installed hooks ("" for nothing)
     notice: str = ""
+    wire: Wire = CLAUDE_WIRE
 
     @property
     def tool(self) -> str:
@@ -67,11 +69,18 @@ def _plan() -> type[TodoStore]:
     return CodexPlanStore
 
 
+def _writetodos() -> type[TodoStore]:
+    from harness.todo.gemini_writetodos import GeminiWriteTodosStore
+
+    return GeminiWriteTodosStore
+
+
 def _host(
     row: CliProduct,
     store: Callable[[], type[TodoStore]],
     calls: Callable[[Path], list[CallRecord]],
     notice: str = "",
+    wire: Wire = CLAUDE_WIRE,
 ) -> Host:
     assert row.dialect is not None, f"{row.name} has no full-list todo tool"
     return Host(
@@ -82,7 +91,18 @@ def _host(
         config=row.extension.config,
         tool_names=_names(row),
         notice=notice,
+        wire=wire,
     )
+
+
+#: Gemini CLI's own wire (`protocol.py`)
+GEMINI_WIRE = Wire(
+    events=gemini_cli.HOOK_EVENTS,
+    per_second=gemini_cli.HOOK_TIMEOUT_PER_SECOND,
+    regex_matchers=True,
+    flat_deny=True,
+    config_fields=gemini_cli.HOOKS_CONFIG_FIELDS,
+)
 
 
 HOSTS: dict[str, Host] = {
@@ -90,6 +110,9 @@ HOSTS: dict[str, Host] = {
     for h in (
         _host(claude_code.ROWS[0], _todowrite, claude_code.calls),
         _host(codex.ROWS[0], _plan, codex.calls, codex.HOOKS_TRUST),
+        _host(
+            gemini_cli.ROWS[0], _writetodos, gemini_cli.calls, gemini_cli.HOOKS_TRUST, GEMINI_WIRE
+        ),
     )
 }
 #: the product `todo-bench hooks` and the hook program serve when none is named

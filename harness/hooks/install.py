@@ -1,5 +1,6 @@
 """`todo-bench hooks install / uninstall` on a project folder's files, for Claude Code
-(`.claude/settings.json`) or Codex CLI (`.codex/hooks.json`) (the merge itself is `settings.py`,
+(`.claude/settings.json`), Codex CLI (`.codex/hooks.json`) or Gemini CLI
+(`.gemini/settings.json`) (the merge itself is `settings.py`,
 the safe reading and writing `projectfiles.py`). A settings file that is not
 JSON, not of the documented shape, or not a file this command may replace is left untouched and
 named in one line; nothing is written until everything that will be written is known to be
@@ -64,12 +65,12 @@ def _depth(data: object) -> int:
     return deepest
 
 
-def _read(path: Path) -> tuple[str | None, Settings]:
+def _read(path: Path, host: Host) -> tuple[str | None, Settings]:
     """The file's exact text (None if absent) and its settings."""
     text = projectfiles.read_text(path)
     if text is None:
         return None, {}
-    return text, check(_parse(text, path), str(path))
+    return text, check(_parse(text, path), str(path), host.wire.config_fields)
 
 
 def _record(path: Path) -> InstallRecord | None:
@@ -130,7 +131,7 @@ def install(
 def _install(folder: Path, fixes: tuple[str, ...], program: str | None, host: Host) -> str:
     path, record_path = _paths(folder, host)
     _check_folder(path.parent)
-    text, settings = _read(path)
+    text, settings = _read(path, host)
     record = _record(record_path) or InstallRecord(
         original=text, created_dir=not path.parent.exists(), fixes=[], command=""
     )
@@ -161,7 +162,7 @@ def uninstall(folder: Path, host: Host = HOSTS[DEFAULT]) -> str:
 def _uninstall(folder: Path, host: Host) -> str:
     path, record_path = _paths(folder, host)
     _check_folder(path.parent)
-    text, settings = _read(path)
+    text, settings = _read(path, host)
     record = _record(record_path)
     cleaned = without_ours(settings)
     before = (

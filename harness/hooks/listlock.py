@@ -1,6 +1,6 @@
-"""L1 and L2 on a product's full-list todo tool (`PreToolUse` on Claude Code's TodoWrite or
-Codex CLI's update_plan): the seed's text lock and id whitelist, judged by the seed's own stores
-against the last accepted list.
+"""L1 and L2 on a product's full-list todo tool (`PreToolUse` on Claude Code's TodoWrite, Codex
+CLI's update_plan or Gemini CLI's write_todos): the seed's text lock and id whitelist, judged by the
+seed's own stores against the last accepted list.
 
 The items carry no ids, so both lists get ids by the identity rule of the id-less product
 designs (`harness/todo/identity.py`, through the product's design): an item keeps its id while

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from harness.hooks.dispatch import Outcome
 from harness.hooks.hosts import Host
-from harness.hooks.protocol import HookInput, deny, warn
+from harness.hooks.protocol import HookInput, warn
 
 
 def overrun(fixes: tuple[str, ...], host: Host, payload: HookInput, limit: float) -> Outcome:
     """The outcome for an event not finished within `limit` seconds."""
-    event = payload.hook_event_name
+    event = host.wire.canonical(payload.hook_event_name)
     if event == "PreToolUse" and payload.tool_name == host.tool:
         todos = payload.tool_input.get(host.dialect.key)
         size = f"{len(todos):,} items" if isinstance(todos, list) else "the list"
@@ -26,10 +26,11 @@ def overrun(fixes: tuple[str, ...], host: Host, payload: HookInput, limit: float
             f"longer than the hook's {limit:g} s budget, so it is refused unchecked: keep the "
             "stored items' texts exactly and change fewer items in one call"
         )
-        return Outcome(deny(reason), "denied", reason)
+        return Outcome(host.wire.deny(reason), "denied", reason)
     what = {
         "PostToolUse": "this call was not recorded for the fixes and no list was added",
         "Stop": "the gate let this stop through unjudged",
     }.get(event, "it did nothing")
-    text = f"todo-bench-hook: {event} ({','.join(fixes)}) outlasted its {limit:g} s budget; {what}"
+    named = payload.hook_event_name
+    text = f"todo-bench-hook: {named} ({','.join(fixes)}) outlasted its {limit:g} s budget; {what}"
     return Outcome(warn(text), "failed", text)

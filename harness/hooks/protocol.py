@@ -1,20 +1,32 @@
-"""The hook protocol of Claude Code (2.1.x) and Codex CLI (0.171.0): the event's JSON on stdin,
-and the answers on stdout. Codex CLI speaks Claude Code's wire for every field the fixes use
-(its own JSON schemas, in the pinned binary: `scripts/probe_codex_hooks.py`); it adds `turn_id`
-and `model`, sends a null `transcript_path` where it has none, and shows a denial's reason to the
-model as `Tool call blocked by PreToolUse hook: REASON. Tool: TOOL` and a blocked stop's as a
-user message `<hook_prompt ...>REASON</hook_prompt>`. What differs between the products is
-their todo tool and record (`hosts.py`).
+"""The hook protocols: the event's JSON on stdin, and the answers on stdout, as each product
+speaks them (a host declares its `Wire`; the fixes speak Claude Code's names and answers, and the
+wire translates).
 
-Exit codes: 0 with the answer (or nothing) on stdout; 2 is a blocking error whose stderr goes to
-the model; any other code is a non-blocking error that lets the action through. A hook's own
-failure exits 1 (`entry.py`): it never blocks the agent.
+Claude Code (2.1.x) and Codex CLI (0.171.0) share one wire for every field the fixes use (Codex's
+own JSON schemas, in the pinned binary: `scripts/probe_codex_hooks.py`); Codex adds `turn_id` and
+`model`, sends a null `transcript_path` where it has none, and shows a denial's reason to the
+model as `Tool call blocked by PreToolUse hook: REASON. Tool: TOOL` and a blocked stop's as a
+user message `<hook_prompt ...>REASON</hook_prompt>`.
+
+Gemini CLI (0.61.0, `scripts/probe_gemini_hooks.py`) has its own: events BeforeTool, AfterTool,
+BeforeAgent and AfterAgent where Claude Code has PreToolUse, PostToolUse, UserPromptSubmit and
+Stop (no SessionStart after its compression); a denial is the top-level `decision: deny` with a
+`reason` (the model reads `Tool execution blocked: REASON` as the call's error); context is
+`hookSpecificOutput.additionalContext`, wrapped in `<hook_context>` (its `<` and `>` escaped);
+AfterAgent's final text is `prompt_response` and a refusal's reason becomes the next prompt; its
+AfterTool fires after a failed call too (`tool_response.error`); a hook's timeout is in
+milliseconds and a tool matcher is a regular expression searched in the tool's name.
+
+Exit codes (both wires): 0 with the answer (or nothing) on stdout; 2 is a blocking error whose
+stderr goes to the model; any other code is a non-blocking error that lets the action through. A
+hook's own failure exits 1 (`entry.py`): it never blocks the agent.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -41,6 +53,10 @@ class HookInput(BaseModel):
     stop_hook_active: bool = False
     #: Stop: the text of the agent's last message
     last_assistant_message: str | None = None
+    #: Gemini CLI's AfterAgent: the text of the agent's turn (its answers since the prompt)
+    prompt_response: str | None = None
+    #: PostToolUse: the call's result (Gemini CLI's carries `error` when the call failed)
+    tool_response: Any = None
     #: SessionStart: startup, resume, clear or compact
     source: str = ""
 
@@ -50,6 +66,16 @@ class HookInput(BaseModel):
     def _absent(cls, value: object) -> object:
         """Codex CLI's schemas allow null where it has no value (`transcript_path`)."""
         return "" if value is None else value
+
+    @property
+    def final_message(self) -> str:
+        """Stop: the agent's final text, in either wire's field."""
+        return self.last_assistant_message or self.prompt_response or ""
+
+    @property
+    def failed(self) -> bool:
+        """PostToolUse: the call failed (Gemini CLI fires AfterTool after a failed call too)."""
+        return isinstance(self.tool_response, dict) and bool(self.tool_response.get("error"))
 
     @property
     def state_key(self) -> str:
@@ -76,25 +102,59 @@ def _mended(value: Any) -> Any:
 
 Answer = dict[str, Any]
 
+#: the events the fixes act at, by Claude Code's names (the fixes' own)
+EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "Stop")
 
-def deny(reason: str) -> Answer:
-    """PreToolUse: the call does not run; the model reads `reason` as the tool's error."""
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason,
+
+@dataclass(frozen=True)
+class Wire:
+    """How one product speaks hooks, where it differs from Claude Code (module docstring)."""
+
+    #: the product's name for each of the fixes' events it has (absent: it has no such point)
+    events: dict[str, str] = field(default_factory=lambda: {e: e for e in EVENTS})
+    #: a hook's timeout in the hooks file, in units per second (1: seconds)
+    per_second: int = 1
+    #: a tool matcher is a regular expression searched in the tool's name (not a name)
+    regex_matchers: bool = False
+    #: a denial is the top-level `decision: deny` (not Claude Code's `permissionDecision`)
+    flat_deny: bool = False
+    #: keys of the settings' `hooks` section that are switches, not events
+    config_fields: tuple[str, ...] = ()
+
+    def canonical(self, event: str) -> str:
+        """The fixes' name for the product's event (an event they do not use: as it is)."""
+        return next((ours for ours, its in self.events.items() if its == event), event)
+
+    def matcher(self, tool: str) -> str:
+        """The matcher of exactly one tool."""
+        return f"^{re.escape(tool)}$" if self.regex_matchers else tool
+
+    def deny(self, reason: str) -> Answer:
+        """PreToolUse: the call does not run; the model reads `reason` as the tool's error."""
+        if self.flat_deny:
+            return {"decision": "deny", "reason": reason}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
         }
-    }
+
+    def context(self, event: str, text: str) -> Answer:
+        """PostToolUse, UserPromptSubmit, SessionStart (the fixes' names): `text` is added to
+        the model's context."""
+        named = self.events.get(event, event)
+        return {"hookSpecificOutput": {"hookEventName": named, "additionalContext": text}}
 
 
-def context(event: str, text: str) -> Answer:
-    """PostToolUse, UserPromptSubmit, SessionStart: `text` is added to the model's context."""
-    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+#: Claude Code's wire, which Codex CLI speaks too
+CLAUDE_WIRE = Wire()
 
 
 def block(reason: str) -> Answer:
-    """Stop: the agent does not stop; the model reads `reason` and goes on."""
+    """Stop (Gemini CLI's AfterAgent takes `block` as `deny`): the agent does not stop; the
+    model reads `reason` and goes on."""
     return {"decision": "block", "reason": reason}
 
 

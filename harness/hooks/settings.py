@@ -1,5 +1,6 @@
-"""The chosen fixes in a project's hooks file, Claude Code's `.claude/settings.json` or Codex
-CLI's `.codex/hooks.json` (the same `hooks` section: events, matcher groups, command entries):
+"""The chosen fixes in a project's hooks file, Claude Code's `.claude/settings.json`, Codex CLI's
+`.codex/hooks.json` or Gemini CLI's `.gemini/settings.json` (the same `hooks` section: events,
+matcher groups, command entries; Gemini's with its own event names, its timeouts in ms):
 merged with what is there (a user's own hooks are never changed or reordered; ours go in groups
 of their own, after theirs), and removed again exactly.
 
@@ -24,7 +25,8 @@ from harness.hooks.fixes import events_of
 from harness.hooks.hosts import DEFAULT, HOSTS, Host
 
 PROGRAM = "todo-bench-hook"
-#: seconds the product waits for one of our hooks before treating it as failed (let through)
+#: seconds the product waits for one of our hooks before treating it as failed (let through);
+#: written in the product's unit (Gemini CLI's are milliseconds)
 TIMEOUT = 30
 RECORD = "todo-bench-hooks.json"
 
@@ -40,7 +42,7 @@ class InstallRecord(BaseModel):
 
     #: the settings file's text before the first install; None: there was no file
     original: str | None
-    #: whether the install created the `.claude` folder
+    #: whether the install created the product's folder (`.claude`, `.codex`, `.gemini`)
     created_dir: bool
     fixes: list[str]
     command: str
@@ -80,7 +82,7 @@ def hooks_for(
     """The `hooks` section the fixes need in one product: one group per (event, matcher), one
     command each."""
     command = hook_command(fixes, program, host)
-    entry = {"type": "command", "command": command, "timeout": TIMEOUT}
+    entry = {"type": "command", "command": command, "timeout": TIMEOUT * host.wire.per_second}
     section: Settings = {}
     for event, matcher in events_of(fixes, host):
         group: Settings = {"matcher": matcher} if matcher else {}
@@ -88,14 +90,18 @@ def hooks_for(
     return section
 
 
-def check(settings: object, where: str) -> Settings:
-    """The settings as a dict, or SettingsError naming the first part of the wrong shape."""
+def check(settings: object, where: str, fields: tuple[str, ...] = ()) -> Settings:
+    """The settings as a dict, or SettingsError naming the first part of the wrong shape;
+    `fields` are keys of `hooks` that are the product's switches, not events (Gemini CLI's
+    `enabled`, `disabled`, `notifications`)."""
     if not isinstance(settings, dict):
         raise SettingsError(f"{where}: not a JSON object; left untouched")
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
         raise SettingsError(f"{where}: 'hooks' is not an object; left untouched")
     for event, groups in hooks.items():
+        if event in fields:
+            continue
         if not isinstance(groups, list) or not all(
             isinstance(g, dict) and isinstance(g.get("hooks", []), list) for g in groups
         ):
@@ -113,6 +119,8 @@ def without_ours(settings: Settings) -> Settings:
     if not isinstance(hooks, dict):
         return out
     for event in list(hooks):
+        if not isinstance(hooks[event], list):  # a product's switch in the section (`check`)
+            continue
         kept = []
         for group in hooks[event]:
             entries = group.get("hooks", [])

@@ -1,7 +1,7 @@
 """What the hooks keep between events of one session, in a file per session under
 `TODO_BENCH_HOOK_STATE` (default `~/.local/state/todo-bench/hooks`): the last accepted list of the
-product's todo tool (TodoWrite, update_plan) with the ids the identity rule gave it, the gates'
-ticks, and the gate's refusals in a row.
+product's todo tool (TodoWrite, update_plan, write_todos) with the ids the identity rule gave it,
+the gates' ticks, and the gate's refusals in a row.
 
 Events of a session can run at once (parallel tool calls), so a hook holds the session's lock
 from reading the state to writing it back; the file is replaced atomically. A session with no

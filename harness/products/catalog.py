@@ -86,6 +86,11 @@ _TASKS_ROW = claude_code.ROWS[1].name
 #: established) nor the heuristic gate (its keyword table reads no Codex call) (docs/hooks.md)
 _CODEX_SWITCHES = ("textlock", "whitelist", "gate")
 _CODEX_ROW = codex.ROWS[0].name
+#: Gemini CLI's: the checks of write_todos (`BeforeTool`); not yet its injection (whether the
+#: simulated agent reads its `<hook_context>` is not established) nor a gate (a trial `+gate`
+#: episode stalled after a right refusal, not diagnosed) (docs/hooks.md); not in
+#: `--variants agents-hooks` yet (no board of them has been made)
+_GEMINI_SWITCHES = ("textlock", "whitelist")
 #: `--variants agents-hooks`: Claude Code's TodoWrite row with each fix, and with the stack,
 #: Codex CLI's row with each fix it takes, beside the harness's own loop with the same fixes
 AGENTS_HOOKS: tuple[str, ...] = (
@@ -108,9 +113,11 @@ AGENTS_HOOKS: tuple[str, ...] = (
 
 def hook_switches(product: CliProduct) -> tuple[str, ...]:
     """The hook switches a product's row takes (its hooks: Claude Code's settings, Codex CLI's
-    hooks.json)."""
+    hooks.json, Gemini CLI's settings)."""
     if product.cli == codex.CLI:
         return _CODEX_SWITCHES
+    if product.cli == gemini_cli.CLI:
+        return _GEMINI_SWITCHES
     if product.cli != claude_code.CLI:
         return ()
     if product.dialect == claude_code.TODOWRITE:

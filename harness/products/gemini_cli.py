@@ -44,6 +44,30 @@ SETTINGS_FOLDER = ".cache/todo-bench/gemini-cli"
 #: Gemini CLI's web tools, which the row excludes
 WEB_TOOLS = ("google_web_search", "web_fetch")
 
+#: its hook events where the fixes act, by Claude Code's names for them (0.61.0, probed:
+#: `scripts/probe_gemini_hooks.py`): before and after a tool call, with each prompt (and with
+#: the text an AfterAgent refusal sends back), and when the agent's turn ends. It has no
+#: SessionStart after its compression (sources startup, resume, clear; its PreCompress is
+#: advisory, before every model request, and can add nothing)
+HOOK_EVENTS = {
+    "PreToolUse": "BeforeTool",
+    "PostToolUse": "AfterTool",
+    "UserPromptSubmit": "BeforeAgent",
+    "Stop": "AfterAgent",
+}
+#: keys of its settings' `hooks` section that are switches, not events (older releases' place
+#: for what `hooksConfig` holds now; 0.61.0 still skips them there)
+HOOKS_CONFIG_FIELDS = ("enabled", "disabled", "notifications")
+#: a hook's `timeout` in its settings is in milliseconds (default 60000)
+HOOK_TIMEOUT_PER_SECOND = 1000
+#: what a user must do before Gemini CLI runs a project's hooks (0.61.0, probed: in a folder
+#: it does not trust, `gemini -p` refuses to run at all, so no hook fires)
+HOOKS_TRUST = (
+    "Gemini CLI runs a project's hooks only in a trusted folder: start `gemini` in the project "
+    "and trust it (headless: `gemini --skip-trust -p ...` or GEMINI_CLI_TRUST_WORKSPACE=true); "
+    "it warns once about hooks it has not seen before, then runs them"
+)
+
 #: what the Gemini CLI row sets, each by Gemini CLI's own settings key (its system settings
 #: file, values in JSON; the machines have no network but the bridge): no update check or
 #: update notice, no usage statistics (Clearcut; inspect-swe sets it too, in the user
@@ -90,10 +114,10 @@ ROWS = (
         extension=Extension(
             kind="hooks",
             config=".gemini/settings.json",
-            note="BeforeTool, AfterTool, BeforeAgent, AfterAgent, BeforeModel, AfterModel, "
-            "BeforeToolSelection, SessionStart, SessionEnd, PreCompress, Notification, as the "
-            "pinned binary's settings schema names them (what each may do, and what fires in "
-            "headless mode, not yet probed)",
+            note="its own wire: BeforeTool (`decision: deny`, the reason the call's error), "
+            "AfterTool (context after the result), BeforeAgent, AfterAgent (deny: the reason "
+            "is the next prompt), SessionStart (none after compression), PreCompress "
+            "(advisory); run in a trusted folder (scripts/probe_gemini_hooks.py)",
         ),
         # its compression request (the verification that follows it, which asks for the
         # snapshot again, is a side request: no tools offered)

@@ -25,6 +25,8 @@ def test_every_hook_switch_names_a_fix_and_round_trips_through_its_label() -> No
     assert row is not None
     assert row.name == "cli/claude-code-todowrite+whitelist+gate"
     assert row.hooks == ("whitelist", "gate-oracle")
+    gemini = Variant.parse("cli/gemini-cli+whitelist").cli
+    assert gemini is not None and gemini.hooks == ("whitelist",)
 
 
 @pytest.mark.parametrize(
@@ -36,6 +38,8 @@ def test_every_hook_switch_names_a_fix_and_round_trips_through_its_label() -> No
         # Codex CLI's row takes the update_plan checks only; OpenCode's takes none
         ("cli/codex+inject", "takes no +inject (its hook switches: +textlock, +whitelist, +gate)"),
         ("cli/opencode+whitelist", "takes no +whitelist (its hook switches: none)"),
+        # Gemini CLI's takes the write_todos checks only (docs/hooks.md says why not the gate)
+        ("cli/gemini-cli+gate", "takes no +gate (its hook switches: +textlock, +whitelist)"),
     ],
 )
 def test_a_switch_the_product_cannot_take_is_refused(name: str, said: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -12,8 +14,12 @@ from typing import Any
 
 import pytest
 
+from harness.agents.install import AgentMissing, binary
+from harness.cli import main
+from harness.hooks.hosts import HOSTS
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
+from harness.products.product import CliProduct
 
 
 @dataclass
@@ -97,3 +103,43 @@ def denial(reason: str) -> dict[str, object]:
 @pytest.fixture
 def hooks(tmp_path: Path) -> Hooks:
     return Hooks(tmp_path)
+
+
+def real_cli(product: CliProduct) -> list[pytest.MarkDecorator]:
+    """The marks of a test of the real CLI: heavy, one CLI at a time, skipped (saying why) where
+    the pinned binary is not installed."""
+    marks = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
+    try:
+        binary(product)
+    except AgentMissing as missing:
+        marks.append(pytest.mark.skip(reason=f"{missing} (CI runs make agents first)"))
+    return marks
+
+
+def round_trip(
+    tmp: Path, product: str, users: str, fixes: str, program: str
+) -> tuple[dict[str, Any], str]:
+    """`hooks install --product PRODUCT` over a user's own hooks file `users`, twice (the second
+    a no-op), then uninstall (the file restored byte for byte, nothing else left in the
+    product's folder, and no other product's folder made); what the install wrote, and what it
+    printed."""
+    path = tmp / HOSTS[product].config
+    path.parent.mkdir()
+    path.write_bytes(users.encode("utf-8"))
+    args = ["hooks", "install", "--product", product, "--fix", fixes, "--command", program,
+            str(tmp)]  # fmt: skip
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(args) == 0
+    installed = json.loads(path.read_bytes())
+    before = path.read_bytes()
+    assert main(args) == 0  # idempotent
+    assert path.read_bytes() == before
+    others = {h.config.split("/")[0] for h in HOSTS.values()} - {
+        HOSTS[product].config.split("/")[0]
+    }
+    assert not any((tmp / folder).exists() for folder in others)
+    assert main(["hooks", "uninstall", "--product", product, str(tmp)]) == 0
+    assert path.read_bytes() == users.encode("utf-8")
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+    return installed, out.getvalue()

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from harness.products.catalog import PRODUCTS
 
@@ -87,9 +87,23 @@ class ResponsesStub:
         }
         return out + _event("response.completed", response={"id": f"resp_{index}", "usage": usage})
 
+    def respond(self, path: str, body: dict[str, Any]) -> tuple[str, bytes]:
+        return "text/event-stream", self.answer(body)
+
+
+class Stub(Protocol):
+    """A scripted model API: its answer (content type and body) to a POST on `path`."""
+
+    port: int
+
+    def respond(self, path: str, body: dict[str, Any]) -> tuple[str, bytes]: ...
+
+
+S = TypeVar("S", bound=Stub)
+
 
 @contextmanager
-def serving(stub: ResponsesStub) -> Iterator[ResponsesStub]:
+def serving(stub: S) -> Iterator[S]:
     """The stub on a free local port for the block."""
 
     class Handler(BaseHTTPRequestHandler):
@@ -102,9 +116,9 @@ def serving(stub: ResponsesStub) -> Iterator[ResponsesStub]:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            out = stub.answer(body)
+            kind, out = stub.respond(self.path, body)
             self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(out)))
             self.end_headers()
             self.wfile.write(out)

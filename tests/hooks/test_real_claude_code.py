@@ -18,19 +18,16 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageTool, ChatMessageUser
 from inspect_swe import claude_code
 
-from harness.agents.install import AgentMissing, binary
+from harness.agents.install import binary
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
 from harness.products.catalog import PRODUCTS
 from tests.agents import cli_script
+from tests.hooks.conftest import real_cli
 
-pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
 PRODUCT = PRODUCTS["cli/claude-code-todowrite"]
-try:
-    binary(PRODUCT)
-except AgentMissing as missing:
-    pytestmark.append(pytest.mark.skip(reason=f"{missing} (CI runs make agents first)"))
+pytestmark = real_cli(PRODUCT)
 
 
 def _todos(*rows: tuple[str, str]) -> dict[str, Any]:

@@ -13,9 +13,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-import pytest
-
-from harness.agents.install import AgentMissing, binary
+from harness.agents.install import binary
 from harness.cli import main
 from harness.episode.prompts import INJECTED_LIST
 from harness.hooks.hosts import HOSTS
@@ -24,13 +22,10 @@ from harness.hooks.listlock import refusal
 from harness.hooks.state import HOOK_STATE, HookState, apply_list
 from harness.products import codex
 from harness.todo.base import render
+from tests.hooks.conftest import real_cli
 from tests.hooks.responses_stub import CODEX, Call, ResponsesStub, Say, Turn, codex_exec, serving
 
-pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
-try:
-    binary(CODEX)
-except AgentMissing as missing:
-    pytestmark.append(pytest.mark.skip(reason=f"{missing} (CI runs make agents first)"))
+pytestmark = real_cli(CODEX)
 
 HOST = HOSTS[codex.CLI]
 #: what a user runs headless in a project whose hooks they have not reviewed in `codex`

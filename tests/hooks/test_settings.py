@@ -1,6 +1,6 @@
 """`todo-bench hooks install / uninstall / show`: a user's own hooks are kept as they are,
-install is idempotent, uninstall restores the file byte for byte, and a malformed file gets
-one line and is left untouched."""
+install is idempotent, uninstall restores the file byte for byte, and a malformed file (of any
+product's) gets one line and is left untouched."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.hooks.hosts import HOSTS
 from harness.hooks.settings import hooks_for, merged, without_ours
 
 PROGRAM = "/opt/venv/bin/todo-bench-hook"
@@ -100,21 +101,29 @@ def test_uninstall_after_the_user_edited_removes_only_ours(tmp_path: Path) -> No
     assert json.loads(path.read_text("utf-8")) == json.loads(USERS) | {"theme": "dark"}
 
 
-@pytest.mark.parametrize(
-    "text", ["{not json", "[]", '{"hooks": []}', '{"hooks": {"Stop": {"hooks": []}}}']
-)
+def _malformed() -> list[tuple[str, str]]:
+    """(product, text) pairs: a settings file of the wrong shape for each product's hooks file,
+    its own event names where an event is named."""
+    cases = []
+    for name, host in HOSTS.items():
+        group = json.dumps({"hooks": {host.wire.events["Stop"]: {"hooks": []}}})
+        cases += [(name, text) for text in ("{not json", "[]", '{"hooks": []}', group)]
+    return cases
+
+
+@pytest.mark.parametrize(("product", "text"), _malformed())
 def test_a_malformed_settings_file_gets_one_line_and_is_left_untouched(
-    tmp_path: Path, text: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, product: str, text: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = _settings(tmp_path)
+    path = tmp_path / HOSTS[product].config
     path.parent.mkdir()
     path.write_text(text, encoding="utf-8")
     for command in ("install", "uninstall"):
-        assert main(["hooks", command, str(tmp_path)]) == 2
+        assert main(["hooks", command, "--product", product, str(tmp_path)]) == 2
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "left untouched" in err
+        assert err.count("\n") == 1 and "left untouched" in err and str(path) in err
     assert path.read_text("utf-8") == text
-    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
 
 
 def test_show_prints_what_install_writes_and_bad_input_is_one_line(
