@@ -4,6 +4,9 @@ text), the harness design that applies an accepted list (its own rules and the i
 the parser of the product's session record (to rebuild a session's list), the tools a final
 message might spell out instead of calling, and the project file the hooks are declared in.
 
+OpenCode has plugins, not command hooks: its host's file is the plugin `plugin.py` generates,
+which hands each event to the same hook program in that same wire (`kind` "plugin").
+
 Everything else is shared: Claude Code and Codex CLI speak the same hook wire (the event's JSON
 on stdin with `session_id`, `hook_event_name`, `tool_name`, `tool_input`, `stop_hook_active`,
 `last_assistant_message`; `permissionDecision: deny`, `additionalContext` and `decision:
@@ -16,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from harness.products import claude_code, codex
+from harness.products import claude_code, codex, opencode
 from harness.products.product import CliProduct, ListDialect
 from harness.products.record import CallRecord
 
@@ -43,6 +46,9 @@ class Host:
     tool_names: tuple[str, ...]
     #: what a user must do before the product runs the installed hooks ("" for nothing)
     notice: str = ""
+    #: "hooks": `config` is a JSON hooks file merged with the user's; "plugin": `config` is a
+    #: plugin module of our own (`plugin.py`), written whole, never over a file of the user's
+    kind: Literal["hooks", "plugin"] = "hooks"
 
     @property
     def tool(self) -> str:
@@ -67,6 +73,16 @@ def _plan() -> type[TodoStore]:
     return CodexPlanStore
 
 
+def _todowrite_opencode() -> type[TodoStore]:
+    from harness.todo.opencode_todowrite import OpenCodeTodoWriteStore
+
+    return OpenCodeTodoWriteStore
+
+
+#: the plugin module `hooks install --product opencode` writes in the product's plugin folder
+PLUGIN_FILE = "todo-bench.js"
+
+
 def _host(
     row: CliProduct,
     store: Callable[[], type[TodoStore]],
@@ -74,14 +90,16 @@ def _host(
     notice: str = "",
 ) -> Host:
     assert row.dialect is not None, f"{row.name} has no full-list todo tool"
+    plugin = row.extension.kind == "plugin"
     return Host(
         name=row.cli,
         dialect=row.dialect,
         store=store,
         calls=calls,
-        config=row.extension.config,
+        config=row.extension.config + (PLUGIN_FILE if plugin else ""),
         tool_names=_names(row),
         notice=notice,
+        kind=row.extension.kind,
     )
 
 
@@ -90,6 +108,8 @@ HOSTS: dict[str, Host] = {
     for h in (
         _host(claude_code.ROWS[0], _todowrite, claude_code.calls),
         _host(codex.ROWS[0], _plan, codex.calls, codex.HOOKS_TRUST),
+        # its plugin sends no transcript: a session's list starts at the plugin's first event
+        _host(opencode.ROWS[0], _todowrite_opencode, opencode.calls),
     )
 }
 #: the product `todo-bench hooks` and the hook program serve when none is named

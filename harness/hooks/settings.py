@@ -42,6 +42,9 @@ class InstallRecord(BaseModel):
     original: str | None
     #: whether the install created the `.claude` folder
     created_dir: bool
+    #: the topmost folder the install created, relative to the project ("" for none; OpenCode's
+    #: plugin folder can be two deep, `.opencode/plugins`)
+    created: str = ""
     fixes: list[str]
     command: str
 

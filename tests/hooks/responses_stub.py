@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from harness.products.catalog import PRODUCTS
 
@@ -88,8 +88,19 @@ class ResponsesStub:
         return out + _event("response.completed", response={"id": f"resp_{index}", "usage": usage})
 
 
+class Stub(Protocol):
+    """A scripted model server: one streamed answer per request body, on `port`."""
+
+    port: int
+
+    def answer(self, body: dict[str, Any]) -> bytes: ...
+
+
+S = TypeVar("S", bound=Stub)
+
+
 @contextmanager
-def serving(stub: ResponsesStub) -> Iterator[ResponsesStub]:
+def serving(stub: S) -> Iterator[S]:
     """The stub on a free local port for the block."""
 
     class Handler(BaseHTTPRequestHandler):
