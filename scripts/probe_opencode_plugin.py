@@ -125,14 +125,16 @@ def hooks_named(path: Path) -> list[str]:
     return sorted({n.decode() for n in names})
 
 
-def run(tmp: Path, script: list[Turn]) -> tuple[list[dict[str, Any]], ChatStub, str]:
+def run(
+    tmp: Path, script: list[Turn], tokens: tuple[int, ...] = ()
+) -> tuple[list[dict[str, Any]], ChatStub, str]:
     """One `opencode run` with the logging plugin in the project."""
     case = Path(tempfile.mkdtemp(dir=tmp))
     project, home, log = case / "project", case / "home", case / "log.jsonl"
     plugins = project / opencode.ROWS[0].extension.config
     plugins.mkdir(parents=True)
     (plugins / "probe.js").write_text(PLUGIN, encoding="utf-8")
-    stub = ChatStub(script)
+    stub = ChatStub(script, tokens=tokens)
     with serving(stub):
         done = opencode_run(binary(OPENCODE), project, home, stub, "Write a.md and b.md",
                             {"PROBE_LOG": str(log)})  # fmt: skip
@@ -170,7 +172,24 @@ def main() -> int:
                        "PROBE-BLOCK", "PROBE-IDLE"):  # fmt: skip
             print(f"- {needle}: {(_seen(stub, needle) or ['never sent'])[0]}")
         print(f"- requests: {len(stub.requests)}")
-        print(f"\n## The CLI's output (tail)\n\n{out[-1500:]}")
+        for index, request in enumerate(stub.requests):
+            last = json.dumps(request["messages"][-1])
+            print(f"  - request {index}: {len(request['messages'])} messages, last {last[:300]}")
+        print("\n## Compaction (usage past the model's context)\n")
+        compacting: list[Turn] = [
+            [Call(opencode.TODOWRITE.tool, _todos(("Write a.md", "in_progress")))],
+            [Say("Summary: a.md is in progress.")],
+            [Say("All done.")],
+        ]
+        log, stub, out = run(Path(folder), compacting, tokens=(1_000_000,))
+        print(f"- hooks: {[e['hook'] for e in log if e['hook'] != 'event']}")
+        events = [e["data"]["type"] for e in log if e["hook"] == "event"]
+        print(f"- events: {sorted(set(events))}")
+        print(f"- PROBE-COMPACT: {(_seen(stub, 'PROBE-COMPACT') or ['never sent'])[0]}")
+        print(f"- requests: {len(stub.requests)}")
+        for index, request in enumerate(stub.requests):
+            last = json.dumps(request["messages"][-1])
+            print(f"  - request {index}: {len(request['messages'])} messages, last {last[:300]}")
     return 0
 
 

@@ -15,8 +15,10 @@ point:
   `opencode run` has decided to exit; `experimental.text.complete` is awaited inside the step
   that writes the text, so a refusal is sent there as a user message (`noReply`), and the loop,
   finding a user message its last answer does not answer, asks the model again. It fires for
-  every text part, so a text followed by tool calls in the same step is judged too (the gate
-  refuses only a claim of done).
+  every text part: a text whose message already holds a tool call is no stop and is not judged
+  (so with OpenAI-compatible providers, which end a text after the step's tool calls); a
+  provider that ends a text before the tool calls that follow it (Anthropic's API ends each
+  content block first) has that text judged as a stop, refused if it reads as a claim.
 """
 
 from __future__ import annotations
@@ -113,6 +115,10 @@ export const TodoBench = async ({ client, directory }) => {
       if (!wants("Stop", "")) return;
       const session = await client.session.get({ path: { id: input.sessionID } }).catch(() => null);
       if (session?.data?.parentID) return; // a subagent's answer: the gates judge the main thread
+      const message = await client.session
+        .message({ path: { id: input.sessionID, messageID: input.messageID } })
+        .catch(() => null);
+      if (message?.data?.parts?.some((p) => p.type === "tool")) return; // not a stop: it calls
       const answer = await ask(event(input.sessionID, "Stop", {
         stop_hook_active: refused.has(input.sessionID), last_assistant_message: output.text,
       }));

@@ -29,7 +29,7 @@ OPENCODE = PRODUCTS["cli/opencode"]
 MODEL = "stub/scripted"
 
 
-def _chunk(index: int, delta: dict[str, Any], finish: str | None) -> bytes:
+def _chunk(index: int, delta: dict[str, Any], finish: str | None, tokens: int = 1) -> bytes:
     body: dict[str, Any] = {
         "id": f"chat_{index}",
         "object": "chat.completion.chunk",
@@ -38,7 +38,8 @@ def _chunk(index: int, delta: dict[str, Any], finish: str | None) -> bytes:
         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
     }
     if finish is not None:
-        body["usage"] = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+        usage = {"prompt_tokens": tokens, "completion_tokens": 1, "total_tokens": tokens + 1}
+        body["usage"] = usage
     return f"data: {json.dumps(body)}\n\n".encode()
 
 
@@ -48,6 +49,9 @@ class ChatStub:
 
     turns: Sequence[Turn]
     last: str = "Done."
+    #: the prompt tokens the responses report, in order (1 past these); past the model's
+    #: context, OpenCode compacts
+    tokens: Sequence[int] = ()
     requests: list[dict[str, Any]] = field(default_factory=list)
     port: int = 0
 
@@ -65,7 +69,8 @@ class ChatStub:
             delta = {"index": position, "id": f"call_{index}_{position}", "type": "function",
                      "function": function}  # fmt: skip
             out += _chunk(index, {"role": "assistant", "tool_calls": [delta]}, None)
-        out += _chunk(index, {}, "tool_calls" if calls else "stop")
+        tokens = self.tokens[index] if index < len(self.tokens) else 1
+        out += _chunk(index, {}, "tool_calls" if calls else "stop", tokens)
         return out + b"data: [DONE]\n\n"
 
 

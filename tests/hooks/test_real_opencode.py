@@ -3,8 +3,8 @@ where `todo-bench hooks install --product opencode` was run, `opencode run` agai
 of a chat completions API playing a script. A todowrite that drops an item is refused with the
 whitelist's reason, which the model reads as the call's result; the list reaches the model in
 each successful call's result; a claim of done with an item open is refused once, and the model
-reads why as a user message and answers it; the list that keeps every item and the final claim
-go through. Each counted exactly. Heavy: about 15 s."""
+reads why as a user message and answers it; a text beside a call is no stop; the list that keeps
+every item and the final claim go through. Each counted exactly. Heavy: about 15 s."""
 
 from __future__ import annotations
 
@@ -47,7 +47,8 @@ CLAIM = "All tasks are complete."
 SHELL = {opencode.SHELL.command: "echo a > a.md && echo b > b.md", "description": "write both"}
 SCRIPT: list[Turn] = [
     [Call(TOOL, PLANNED)],
-    [Call(opencode.SHELL.tool, SHELL)],
+    # a text with a call is no stop: not judged, though the list has open items
+    [Say("Next I write both files."), Call(opencode.SHELL.tool, SHELL)],
     [Call(TOOL, DROPPED)],
     [Say(CLAIM)],  # b.md still pending in the stored list: refused
     [Call(TOOL, KEPT)],
