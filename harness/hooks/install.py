@@ -140,10 +140,17 @@ def _install(folder: Path, fixes: tuple[str, ...], program: str | None, host: Ho
     new = merged(settings, fixes, program, host)
     if text is not None and new == settings:
         return f"{path}: the hooks for {','.join(fixes)} are already installed"
+    record.fixes, record.command = list(fixes), hook_command(fixes, program, host)
+    return _write(folder, path, text, _json(new), record)
+
+
+def _write(folder: Path, path: Path, text: str | None, new: str, record: InstallRecord) -> str:
+    """Write the product's file and the install's record beside it (both checked writable
+    first; the file taken back if the record cannot be written); what was done, in one line."""
+    record_path = path.parent / RECORD
     projectfiles.writable(path)
     projectfiles.writable(record_path)
-    record.fixes, record.command = list(fixes), hook_command(fixes, program, host)
-    projectfiles.write_text(path, _json(new))
+    projectfiles.write_text(path, new)
     try:
         projectfiles.write_text(record_path, record.model_dump_json(indent=2) + "\n")
     except SettingsError:  # without its record the install could not be undone: take it back
@@ -152,7 +159,7 @@ def _install(folder: Path, fixes: tuple[str, ...], program: str | None, host: Ho
         else:
             projectfiles.write_text(path, text)
         raise
-    return f"{path}: installed {','.join(fixes)}{_via(path, folder)}"
+    return f"{path}: installed {','.join(record.fixes)}{_via(path, folder)}"
 
 
 def uninstall(folder: Path, host: Host = HOSTS[DEFAULT]) -> str:
@@ -231,19 +238,8 @@ def _install_plugin(folder: Path, fixes: tuple[str, ...], program: str | None, h
         fixes=[],
         command="",
     )
-    projectfiles.writable(path)
-    projectfiles.writable(record_path)
     record.fixes, record.command = list(fixes), hook_command(fixes, program, host)
-    projectfiles.write_text(path, new)
-    try:
-        projectfiles.write_text(record_path, record.model_dump_json(indent=2) + "\n")
-    except SettingsError:  # without its record the install could not be undone: take it back
-        if text is None:
-            projectfiles.remove(path)
-        else:
-            projectfiles.write_text(path, text)
-        raise
-    return f"{path}: installed {','.join(fixes)}{_via(path, folder)}"
+    return _write(folder, path, text, new, record)
 
 
 def _uninstall_plugin(folder: Path, host: Host) -> str:

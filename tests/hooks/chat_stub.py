@@ -14,7 +14,7 @@ import json
 import os
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from harness.agents.install import tool
 from harness.agents.runners import _config_tree, seed_plugin_sdk
 from harness.products import opencode
 from harness.products.catalog import PRODUCTS
-from tests.hooks.responses_stub import Call, Say, Turn
+from tests.hooks.responses_stub import Call, Say, Scripted
 
 OPENCODE = PRODUCTS["cli/opencode"]
 #: the provider and model `opencode run` is told to use (the stub answers whatever the id)
@@ -44,21 +44,15 @@ def _chunk(index: int, delta: dict[str, Any], finish: str | None, tokens: int = 
 
 
 @dataclass
-class ChatStub:
-    """The server (see the module docstring); `requests` holds every request body, in order."""
+class ChatStub(Scripted):
+    """The server (see the module docstring)."""
 
-    turns: Sequence[Turn]
-    last: str = "Done."
     #: the prompt tokens the responses report, in order (1 past these); past the model's
     #: context, OpenCode compacts
     tokens: Sequence[int] = ()
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    port: int = 0
 
     def answer(self, body: dict[str, Any]) -> bytes:
-        index = len(self.requests)
-        self.requests.append(body)
-        turn = self.turns[index] if index < len(self.turns) else [Say(self.last)]
+        index, turn = self.next_turn(body)
         out = b""
         calls = [step for step in turn if isinstance(step, Call)]
         for step in turn:
