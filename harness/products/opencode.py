@@ -81,9 +81,11 @@ ROWS = (
         extension=Extension(
             kind="plugin",
             config=".opencode/plugins/",
-            note="tool.execute.before (blocks a call by throwing), tool.execute.after, "
-            "session events including compaction, as its docs say (the pinned binary loads "
-            "`{plugin,plugins}/*.{ts,js}`; what fires in `opencode run` not yet probed)",
+            note="loads `.opencode/{plugin,plugins}/*.{ts,js}`; in `opencode run` (probed: "
+            "scripts/probe_opencode_plugin.py) tool.execute.before (a throw is the call's "
+            "result), tool.execute.after (its output editable), chat.message, "
+            "experimental.text.complete (awaited: a stop is refused there), "
+            "experimental.session.compacting; session.idle comes after the run's exit",
         ),
         # both its forms: a first summary, and one that updates the last
         summary_request=("Here is the conversation so far:", "<conversation>"),
