@@ -3,8 +3,8 @@ plugin sends): the same rule code judges todowrite's `todos: [{content, status, 
 Each fix fires on its fault with the fix's reason and lets every other call through; `hooks
 install --product opencode` writes its plugin beside the user's own, never over one, and
 uninstall leaves the project as it was; the generated plugin, run by node against the real hook
-program, throws a denial, appends the list to a tool's result and sends a refused stop's reason
-as a user message."""
+program, throws a denial, appends the list to a tool's result, to a user's message and to the
+compaction request, and sends a refused stop's reason as a user message."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def test_gate_open_blocks_a_claim_while_an_item_is_open(oc: Hooks) -> None:
     assert [r.action for r in oc.journal()] == ["blocked"]
 
 
-def test_a_cancelled_item_is_no_drop_to_the_whitelist(oc: Hooks) -> None:
+def test_the_whitelist_refuses_a_cancelled_item_as_removed(oc: Hooks) -> None:
     """OpenCode's own `cancelled` status: the item leaves the list the rules hold (the
     opencode-todowrite design), which the whitelist reads as the item removed."""
     _planned(oc, "whitelist")
@@ -259,6 +259,17 @@ DRIVER = textwrap.dedent(
     parts = [{ type: "text" }];
     await hooks["experimental.text.complete"](text, { text: "All done." });
     out.sent = sent;
+    // the gate's own refusal comes back through chat.message: no list is added to it
+    const part = (text) => ({ id: "prt_1", sessionID: "s1", messageID: "m2", type: "text", text });
+    const refusal = { message: {}, parts: [part(sent[0].body.parts[0].text)] };
+    await hooks["chat.message"]({ sessionID: "s1" }, refusal);
+    out.refusalParts = refusal.parts.length;
+    const typed = { message: {}, parts: [part("Also write c.md")] };
+    await hooks["chat.message"]({ sessionID: "s1" }, typed);
+    out.typed = typed.parts.slice(1);
+    const compacting = { context: [], prompt: undefined };
+    await hooks["experimental.session.compacting"]({ sessionID: "s1" }, compacting);
+    out.compacting = compacting.context;
     console.log(JSON.stringify(out));
     """
 )
@@ -280,7 +291,8 @@ def test_the_generated_plugin_applies_the_hook_programs_answers(tmp_path: Path) 
                           capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
     out = json.loads(done.stdout)
     records = hooks.journal()
-    assert [r.action for r in records] == ["injected", "denied", "blocked"]
+    assert [r.action for r in records] == ["injected", "denied", "blocked", "injected",
+                                           "injected"]  # fmt: skip
     assert out["after"] == f"[]\n\n{records[0].text}"
     assert out["denied"] == records[1].text and "missing ids: #2 'Write b.md'" in out["denied"]
     (prompt,) = out["sent"]
@@ -289,3 +301,13 @@ def test_the_generated_plugin_applies_the_hook_programs_answers(tmp_path: Path) 
         "path": {"id": "s1"},
         "body": {"noReply": True, "parts": [{"type": "text", "text": reply}]},
     }
+    # a message of the user's gets the list as a text part of its own; the compaction request
+    # gets it as context
+    assert out["refusalParts"] == 1
+    listed = records[0].text
+    assert [(r.event, r.text) for r in records[3:]] == [
+        ("UserPromptSubmit", listed), ("SessionStart", listed)
+    ]  # fmt: skip
+    assert out["typed"] == [{"id": "prt_1z", "sessionID": "s1", "messageID": "m2",
+                             "type": "text", "text": listed, "synthetic": True}]  # fmt: skip
+    assert out["compacting"] == [listed]
