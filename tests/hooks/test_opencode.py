@@ -23,6 +23,7 @@ from harness.episode.prompts import GATE_BLOCKED
 from harness.hooks.hosts import HOSTS
 from harness.hooks.plugin import MARKER, plugin_text
 from harness.products import opencode
+from tests.helpers import DOCS
 from tests.hooks.conftest import Hooks, denial
 
 PLAN = ("List the files", "Write main.py", "Write test.py")
@@ -124,6 +125,41 @@ def test_gate_open_blocks_a_claim_while_an_item_is_open(oc: Hooks) -> None:
     assert oc.run("gate-open", admitted).answer is None
     oc.run("gate-open", _todo(oc, "PostToolUse", items(*PLAN[:2], done=PLAN[:2])))
     assert oc.run("gate-open", stop).answer is None
+    assert [r.action for r in oc.journal()] == ["blocked"]
+
+
+def _stop(hooks: Hooks, text: str = "All done.") -> dict[str, Any]:
+    return hooks.event("Stop", stop_hook_active=False, last_assistant_message=text)
+
+
+def _wrote(hooks: Hooks, name: str) -> dict[str, Any]:
+    """OpenCode's `write` of a file in the session's folder, as the plugin sends it."""
+    (hooks.tmp / name).write_text("x", encoding="utf-8")
+    files = opencode.FILE_TOOLS
+    args = {files.path: str(hooks.tmp / name), "content": "x"}
+    return hooks.event("PostToolUse", tool_name=files.write, tool_input=args)
+
+
+def test_the_heuristic_gate_reads_opencodes_write(oc: Hooks) -> None:
+    """The plan is the first todowrite; OpenCode's `write` (`filePath`) ticks its items."""
+    oc.run("gate-heuristic", _todo(oc, "PostToolUse", items("Write main.py", "Write test.py")))
+    oc.run("gate-heuristic", _wrote(oc, "main.py"))
+    state = "- [x] Write main.py\n- [ ] Write test.py\n(1/2 done)"
+    blocked = oc.run("gate-heuristic", _stop(oc))
+    assert blocked.answer == {"decision": "block", "reason": GATE_BLOCKED.format(state=state)}
+    oc.run("gate-heuristic", _wrote(oc, "test.py"))
+    assert oc.run("gate-heuristic", _stop(oc)).answer is None
+
+
+def test_the_oracle_gate_judges_opencodes_calls(oc: Hooks) -> None:
+    scenario = oc.tmp / "docs.json"
+    scenario.write_text(DOCS.model_dump_json(), encoding="utf-8")
+    env = {"TODO_BENCH_HOOK_SCENARIO": str(scenario)}
+    oc.run("gate-oracle", _wrote(oc, "a.md"), **env)
+    assert oc.run("gate-oracle", _stop(oc), **env).answer is not None
+    for name in ("b.md", "c.md", "README.md"):
+        oc.run("gate-oracle", _wrote(oc, name), **env)
+    assert oc.run("gate-oracle", _stop(oc), **env).answer is None
     assert [r.action for r in oc.journal()] == ["blocked"]
 
 
