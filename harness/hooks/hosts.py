@@ -109,7 +109,7 @@ HOSTS: dict[str, Host] = {
         _host(claude_code.ROWS[0], _todowrite, claude_code.calls),
         _host(codex.ROWS[0], _plan, codex.calls, codex.HOOKS_TRUST),
         # its plugin sends no transcript: a session's list starts at the plugin's first event
-        _host(opencode.ROWS[0], _todowrite_opencode, opencode.calls),
+        _host(opencode.ROWS[0], _todowrite_opencode, opencode.calls, opencode.PLUGIN_NOTICE),
     )
 }
 #: the product `todo-bench hooks` and the hook program serve when none is named

@@ -30,6 +30,14 @@ STORE = "opencode/opencode.db"
 #: SDK of its plugins), unless the folder's lockfile already lists it
 PLUGIN_SDK = "@opencode-ai/plugin"
 
+#: what a user should know once a plugin is installed in a project (1.18.33: plugins load when
+#: it starts; at each start it installs the SDK into every config folder it reads, a project's
+#: `.opencode/` among them, unless the folder's lockfile lists it)
+PLUGIN_NOTICE = (
+    "OpenCode loads plugins when it starts: start a new session in the project (OpenCode itself "
+    f"then installs its plugin SDK, {PLUGIN_SDK}, from npm into .opencode/ unless it is there)"
+)
+
 #: what the OpenCode row sets, each by OpenCode's own documented switch: no update check, no
 #: models.dev catalog download (its binary carries a catalog), no language-server download, no
 #: default plugins (environment flags); no update check, no session sharing, no web tools

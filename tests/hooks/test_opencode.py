@@ -206,7 +206,8 @@ def test_install_writes_beside_the_users_plugins_and_uninstall_leaves_them(
     mine.parent.mkdir(parents=True)
     mine.write_text(USERS_PLUGIN, encoding="utf-8")
     assert _install(tmp_path) == 0
-    assert "installed whitelist,inject,gate-open" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "installed whitelist,inject,gate-open" in out and opencode.PLUGIN_NOTICE in out
     written = _plugin(tmp_path).read_bytes()
     assert written.decode() == plugin_text(("whitelist", "inject", "gate-open"), PROGRAM, HOST)
     assert _install(tmp_path) == 0  # idempotent
