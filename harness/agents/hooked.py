@@ -1,6 +1,6 @@
-"""A CLI row's hooks (`cli/claude-code-todowrite+whitelist`, `cli/codex+whitelist` and the
-like): the seed's fixes (`harness/hooks/`) installed as the product's hooks, and their journal
-read back and checked against the episode's ledger.
+"""A CLI row's hooks (`cli/claude-code-todowrite+whitelist`, `cli/codex+whitelist`,
+`cli/opencode+whitelist` and the like): the seed's fixes (`harness/hooks/`) installed as the
+product's hooks, and their journal read back and checked against the episode's ledger.
 
 Claude Code: the project's `.claude/settings.json`, not the user's: inspect-swe rewrites
 `$HOME/.claude/settings.json` when it starts the CLI. The CLI episode leaves `.claude/` out of
@@ -15,6 +15,10 @@ Gemini CLI: the project's `.gemini/settings.json` (its user settings are inspect
 write); it runs a project's hooks in a trusted folder, and inspect-swe starts it with the folder
 trusted (`GEMINI_CLI_TRUST_WORKSPACE=true`). The episode leaves `.gemini/` out of the
 workspace's files too.
+
+OpenCode: its plugin in the workspace's `.opencode/plugins/` (`harness/hooks/plugin.py`), that
+folder given the lockfile of OpenCode's plugin SDK, which it would otherwise fetch from npm at
+start; the CLI episode leaves `.opencode/` out of the workspace's files.
 """
 
 from __future__ import annotations
@@ -26,13 +30,14 @@ from typing import Any
 from inspect_ai.util import StoreModel
 from pydantic import Field
 
+from harness.agents.runners import seed_plugin_sdk
 from harness.episode.ledger import ClaimEvent, InjectionEvent, Ledger, TodoEvent
 from harness.hooks.gate import MAX_BLOCKS, SCENARIO
 from harness.hooks.hosts import HOSTS
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
-from harness.products import codex
+from harness.products import codex, opencode
 from harness.products.product import CliProduct
 from harness.suite.scenario import Scenario
 from harness.tokens import text_tokens
@@ -64,6 +69,8 @@ def install_hooks(
     # Codex: install(HOME) writes HOME/.codex/hooks.json, its CODEX_HOME's (module docstring)
     folder = home if product.cli == codex.CLI else workspace
     install(folder, product.hooks, str(tools / PROGRAM), host)
+    if product.cli == opencode.CLI:  # its plugin folder, with the SDK it would fetch at start
+        seed_plugin_sdk(workspace / opencode.OWN_FOLDER, product)
     env = {HOOK_JOURNAL: str(home / "hooks.jsonl"), HOOK_STATE: str(home / "hook-state")}
     if any(fix.startswith("gate") for fix in product.hooks):
         # the board's gates refuse until the turn budget is spent, as the harness's own +gate

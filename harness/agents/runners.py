@@ -90,9 +90,14 @@ def _config_tree(config: dict[str, str]) -> dict[str, Any]:
 
 def _seed_opencode_config(product: CliProduct, home: Path) -> None:
     """OpenCode's config folder in the episode's HOME, its plugin SDK already listed as
-    installed: OpenCode has no switch for that install, which otherwise tries the npm registry
-    at every start (the episode loads no plugin)."""
-    folder = opencode.config_folder(home)
+    installed (the episode loads no plugin)."""
+    seed_plugin_sdk(opencode.config_folder(home), product)
+
+
+def seed_plugin_sdk(folder: Path, product: CliProduct) -> None:
+    """An OpenCode config folder (its HOME's, a project's `.opencode/`) with its plugin SDK
+    already listed as installed: OpenCode has no switch for that install, which otherwise
+    tries the npm registry at every start."""
     (folder / "node_modules").mkdir(parents=True, exist_ok=True)
     wanted = {opencode.PLUGIN_SDK: product.version}
     (folder / "package.json").write_text(json.dumps({"dependencies": wanted}), encoding="utf-8")

@@ -1,7 +1,7 @@
 """`todo-bench hooks install / uninstall / show`: the seed's fixes as a product's hooks in a
 project: Claude Code's `.claude/settings.json` (the default), Codex CLI's `.codex/hooks.json`
-(`--product codex`) or Gemini CLI's `.gemini/settings.json` (`--product gemini-cli`)
-(docs/hooks.md)."""
+(`--product codex`), Gemini CLI's `.gemini/settings.json` (`--product gemini-cli`) or
+OpenCode's plugin `.opencode/plugins/todo-bench.js` (`--product opencode`) (docs/hooks.md)."""
 
 from __future__ import annotations
 
@@ -55,9 +55,14 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from harness.hooks.plugin import plugin_text
     from harness.hooks.settings import hooks_for
 
-    section = hooks_for(_fixes(args), args.command, _host(args))
+    host = _host(args)
+    if host.kind == "plugin":
+        print(plugin_text(_fixes(args), args.command, host), end="")
+        return 0
+    section = hooks_for(_fixes(args), args.command, host)
     print(json.dumps({"hooks": section}, indent=2))
     return 0
 
@@ -98,7 +103,7 @@ def add(sub: Commands) -> None:
     hooks = sub.add_parser(
         "hooks",
         help="the seed's fixes as a product's hooks in a project (Claude Code, Codex CLI, "
-        "Gemini CLI)",
+        "Gemini CLI) or its plugin (OpenCode)",
         description="; ".join(f"{n}: {f.summary}" for n, f in FIXES.items() if f.deployable),
     )
     actions = hooks.add_subparsers(
@@ -106,7 +111,7 @@ def add(sub: Commands) -> None:
     )
     for name, func, helptext in (
         ("install", cmd_install, "merge the hooks into the product's hooks file in DIR"),
-        ("show", cmd_show, "print the hooks section install would merge"),
+        ("show", cmd_show, "print the hooks section (OpenCode: the plugin) install would write"),
     ):
         action = actions.add_parser(name, help=helptext)
         _product(action)

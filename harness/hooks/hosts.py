@@ -6,6 +6,9 @@ message might spell out instead of calling, the project file the hooks are decla
 the hook wire it speaks (`protocol.Wire`: Claude Code's, which Codex CLI shares, or Gemini
 CLI's own event names and answers).
 
+OpenCode has plugins, not command hooks: its host's file is the plugin `plugin.py` generates,
+which hands each event to the same hook program in Claude Code's wire (`kind` "plugin").
+
 Everything else is shared: the rules are the harness's own (`listlock.py`, `inject.py`,
 `gate.py`), one implementation each, judged on Claude Code's event names whatever the product
 calls them. The facts come from the product modules (`harness/products/`).
@@ -16,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from harness.hooks.protocol import CLAUDE_WIRE, Wire
-from harness.products import claude_code, codex, gemini_cli
+from harness.products import claude_code, codex, gemini_cli, opencode
 from harness.products.product import CliProduct, ListDialect
 from harness.products.record import CallRecord
 
@@ -45,6 +48,9 @@ class Host:
     #: what a user must do before the product runs the installed hooks ("" for nothing)
     notice: str = ""
     wire: Wire = CLAUDE_WIRE
+    #: "hooks": `config` is a JSON hooks file merged with the user's; "plugin": `config` is a
+    #: plugin module of our own (`plugin.py`), written whole, never over a file of the user's
+    kind: Literal["hooks", "plugin"] = "hooks"
 
     @property
     def tool(self) -> str:
@@ -75,6 +81,16 @@ def _writetodos() -> type[TodoStore]:
     return GeminiWriteTodosStore
 
 
+def _todowrite_opencode() -> type[TodoStore]:
+    from harness.todo.opencode_todowrite import OpenCodeTodoWriteStore
+
+    return OpenCodeTodoWriteStore
+
+
+#: the plugin module `hooks install --product opencode` writes in the product's plugin folder
+PLUGIN_FILE = "todo-bench.js"
+
+
 def _host(
     row: CliProduct,
     store: Callable[[], type[TodoStore]],
@@ -83,15 +99,17 @@ def _host(
     wire: Wire = CLAUDE_WIRE,
 ) -> Host:
     assert row.dialect is not None, f"{row.name} has no full-list todo tool"
+    plugin = row.extension.kind == "plugin"
     return Host(
         name=row.cli,
         dialect=row.dialect,
         store=store,
         calls=calls,
-        config=row.extension.config,
+        config=row.extension.config + (PLUGIN_FILE if plugin else ""),
         tool_names=_names(row),
         notice=notice,
         wire=wire,
+        kind=row.extension.kind,
     )
 
 
@@ -113,6 +131,8 @@ HOSTS: dict[str, Host] = {
         _host(
             gemini_cli.ROWS[0], _writetodos, gemini_cli.calls, gemini_cli.HOOKS_TRUST, GEMINI_WIRE
         ),
+        # its plugin sends no transcript: a session's list starts at the plugin's first event
+        _host(opencode.ROWS[0], _todowrite_opencode, opencode.calls, opencode.PLUGIN_NOTICE),
     )
 }
 #: the product `todo-bench hooks` and the hook program serve when none is named

@@ -1,7 +1,8 @@
 """`todo-bench hooks install / uninstall` on a project folder's files, for Claude Code
-(`.claude/settings.json`), Codex CLI (`.codex/hooks.json`) or Gemini CLI
-(`.gemini/settings.json`) (the merge itself is `settings.py`,
-the safe reading and writing `projectfiles.py`). A settings file that is not
+(`.claude/settings.json`), Codex CLI (`.codex/hooks.json`), Gemini CLI
+(`.gemini/settings.json`) or OpenCode (its plugin, `.opencode/plugins/todo-bench.js`, written
+whole: `plugin.py`) (the merge itself is `settings.py`, the safe reading and writing
+`projectfiles.py`). A settings file that is not
 JSON, not of the documented shape, or not a file this command may replace is left untouched and
 named in one line; nothing is written until everything that will be written is known to be
 writable; and the project is locked for the whole command."""
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from harness.hooks import projectfiles
+from harness.hooks import plugin, projectfiles
 from harness.hooks.hosts import DEFAULT, HOSTS, Host
 from harness.hooks.settings import (
     RECORD,
@@ -129,6 +130,8 @@ def install(
 
 
 def _install(folder: Path, fixes: tuple[str, ...], program: str | None, host: Host) -> str:
+    if host.kind == "plugin":
+        return _install_plugin(folder, fixes, program, host)
     path, record_path = _paths(folder, host)
     _check_folder(path.parent)
     text, settings = _read(path, host)
@@ -138,10 +141,17 @@ def _install(folder: Path, fixes: tuple[str, ...], program: str | None, host: Ho
     new = merged(settings, fixes, program, host)
     if text is not None and new == settings:
         return f"{path}: the hooks for {','.join(fixes)} are already installed"
+    record.fixes, record.command = list(fixes), hook_command(fixes, program, host)
+    return _write(folder, path, text, _json(new), record)
+
+
+def _write(folder: Path, path: Path, text: str | None, new: str, record: InstallRecord) -> str:
+    """Write the product's file and the install's record beside it (both checked writable
+    first; the file taken back if the record cannot be written); what was done, in one line."""
+    record_path = path.parent / RECORD
     projectfiles.writable(path)
     projectfiles.writable(record_path)
-    record.fixes, record.command = list(fixes), hook_command(fixes, program, host)
-    projectfiles.write_text(path, _json(new))
+    projectfiles.write_text(path, new)
     try:
         projectfiles.write_text(record_path, record.model_dump_json(indent=2) + "\n")
     except SettingsError:  # without its record the install could not be undone: take it back
@@ -150,7 +160,7 @@ def _install(folder: Path, fixes: tuple[str, ...], program: str | None, host: Ho
         else:
             projectfiles.write_text(path, text)
         raise
-    return f"{path}: installed {','.join(fixes)}{_via(path, folder)}"
+    return f"{path}: installed {','.join(record.fixes)}{_via(path, folder)}"
 
 
 def uninstall(folder: Path, host: Host = HOSTS[DEFAULT]) -> str:
@@ -160,6 +170,8 @@ def uninstall(folder: Path, host: Host = HOSTS[DEFAULT]) -> str:
 
 
 def _uninstall(folder: Path, host: Host) -> str:
+    if host.kind == "plugin":
+        return _uninstall_plugin(folder, host)
     path, record_path = _paths(folder, host)
     _check_folder(path.parent)
     text, settings = _read(path, host)
@@ -191,3 +203,67 @@ def _uninstall(folder: Path, host: Host) -> str:
     ):
         own.rmdir()
     return f"{path}: {said}{_via(path, folder)}"
+
+
+def _created(path: Path, folder: Path) -> str:
+    """The topmost folder on the way to `path` that does not exist yet, relative to the
+    project ("" if all do): what uninstall may remove again once it is empty."""
+    missing = [p for p in path.relative_to(folder).parents if p.parts and not (folder / p).exists()]
+    return str(missing[-1]) if missing else ""
+
+
+def _own_plugin(path: Path) -> str | None:
+    """The text of our plugin at `path` (None: no file); SettingsError for a file of the user's,
+    which is never replaced or removed."""
+    text = projectfiles.read_text(path)
+    if text is not None and not plugin.is_ours(text):
+        raise SettingsError(
+            f"{path}: a plugin file that todo-bench did not write; left untouched (move it to "
+            "install ours)"
+        )
+    return text
+
+
+def _install_plugin(folder: Path, fixes: tuple[str, ...], program: str | None, host: Host) -> str:
+    path, record_path = _paths(folder, host)
+    _check_folder(folder / Path(host.config).parts[0])
+    _check_folder(path.parent)
+    text = _own_plugin(path)
+    new = plugin.plugin_text(fixes, program, host)
+    if text == new:
+        return f"{path}: the plugin for {','.join(fixes)} is already installed"
+    record = _record(record_path) or InstallRecord(
+        original=None,
+        created_dir=not path.parent.exists(),
+        created=_created(path, folder),
+        fixes=[],
+        command="",
+    )
+    record.fixes, record.command = list(fixes), hook_command(fixes, program, host)
+    return _write(folder, path, text, new, record)
+
+
+def _uninstall_plugin(folder: Path, host: Host) -> str:
+    path, record_path = _paths(folder, host)
+    _check_folder(path.parent)
+    record = _record(record_path)
+    if _own_plugin(path) is None:
+        return f"{path}: no todo-bench plugin to remove"
+    projectfiles.writable(path)
+    if path.is_symlink():  # a link is never removed: the install did not create it
+        raise SettingsError(
+            f"{path}: a link (to {path.readlink()}); left untouched (remove it, or the file it "
+            "names, by hand)"
+        )
+    projectfiles.remove(path)
+    if record is not None:
+        projectfiles.remove(record_path)
+        # the folders the install created, innermost first, each only while empty
+        top = folder / record.created if record.created else None
+        own = path.parent
+        while top is not None and own != folder and (own == top or top in own.parents):
+            if own.is_symlink() or any(own.iterdir()):
+                break
+            own.rmdir()
+            own = own.parent
+    return f"{path}: removed (the install had created it){_via(path, folder)}"

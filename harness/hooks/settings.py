@@ -44,6 +44,9 @@ class InstallRecord(BaseModel):
     original: str | None
     #: whether the install created the product's folder (`.claude`, `.codex`, `.gemini`)
     created_dir: bool
+    #: the topmost folder the install created, relative to the project ("" for none; OpenCode's
+    #: plugin folder can be two deep, `.opencode/plugins`)
+    created: str = ""
     fixes: list[str]
     command: str
 

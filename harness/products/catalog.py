@@ -91,8 +91,13 @@ _CODEX_ROW = codex.ROWS[0].name
 #: episode stalled after a right refusal, not diagnosed) (docs/hooks.md); not in
 #: `--variants agents-hooks` yet (no board of them has been made)
 _GEMINI_SWITCHES = ("textlock", "whitelist")
+#: OpenCode's, through its plugin: the checks of todowrite (`tool.execute.before`); its
+#: injection and gates are not board rows yet (docs/hooks.md)
+_OPENCODE_SWITCHES = ("textlock", "whitelist")
+_OPENCODE_ROW = opencode.ROWS[0].name
 #: `--variants agents-hooks`: Claude Code's TodoWrite row with each fix, and with the stack,
-#: Codex CLI's row with each fix it takes, beside the harness's own loop with the same fixes
+#: Codex CLI's and OpenCode's rows with each fix they take, beside the harness's own loop with
+#: the same fixes
 AGENTS_HOOKS: tuple[str, ...] = (
     _TODOWRITE_ROW,
     *(f"{_TODOWRITE_ROW}+{s}" for s in HOOK_SWITCHES),
@@ -101,6 +106,8 @@ AGENTS_HOOKS: tuple[str, ...] = (
     f"{_TASKS_ROW}+gate",
     _CODEX_ROW,
     *(f"{_CODEX_ROW}+{s}" for s in _CODEX_SWITCHES),
+    _OPENCODE_ROW,
+    *(f"{_OPENCODE_ROW}+{s}" for s in _OPENCODE_SWITCHES),
     "L0-rewrite",
     "L1-textlock",
     "L2-whitelist",
@@ -113,11 +120,13 @@ AGENTS_HOOKS: tuple[str, ...] = (
 
 def hook_switches(product: CliProduct) -> tuple[str, ...]:
     """The hook switches a product's row takes (its hooks: Claude Code's settings, Codex CLI's
-    hooks.json, Gemini CLI's settings)."""
+    hooks.json, Gemini CLI's settings; OpenCode's plugin)."""
     if product.cli == codex.CLI:
         return _CODEX_SWITCHES
     if product.cli == gemini_cli.CLI:
         return _GEMINI_SWITCHES
+    if product.cli == opencode.CLI:
+        return _OPENCODE_SWITCHES
     if product.cli != claude_code.CLI:
         return ()
     if product.dialect == claude_code.TODOWRITE:

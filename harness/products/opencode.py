@@ -30,6 +30,14 @@ STORE = "opencode/opencode.db"
 #: SDK of its plugins), unless the folder's lockfile already lists it
 PLUGIN_SDK = "@opencode-ai/plugin"
 
+#: what a user should know once a plugin is installed in a project (1.18.33: plugins load when
+#: it starts; at each start it installs the SDK into every config folder it reads, a project's
+#: `.opencode/` among them, unless the folder's lockfile lists it)
+PLUGIN_NOTICE = (
+    "OpenCode loads plugins when it starts: start a new session in the project (OpenCode itself "
+    f"then installs its plugin SDK, {PLUGIN_SDK}, from npm into .opencode/ unless it is there)"
+)
+
 #: what the OpenCode row sets, each by OpenCode's own documented switch: no update check, no
 #: models.dev catalog download (its binary carries a catalog), no language-server download, no
 #: default plugins (environment flags); no update check, no session sharing, no web tools
@@ -81,9 +89,11 @@ ROWS = (
         extension=Extension(
             kind="plugin",
             config=".opencode/plugins/",
-            note="tool.execute.before (blocks a call by throwing), tool.execute.after, "
-            "session events including compaction, as its docs say (the pinned binary loads "
-            "`{plugin,plugins}/*.{ts,js}`; what fires in `opencode run` not yet probed)",
+            note="loads `.opencode/{plugin,plugins}/*.{ts,js}`; in `opencode run` (probed: "
+            "scripts/probe_opencode_plugin.py) tool.execute.before (a throw is the call's "
+            "result), tool.execute.after (its output editable), chat.message, "
+            "experimental.text.complete (awaited: a stop is refused there), "
+            "experimental.session.compacting; session.idle comes after the run's exit",
         ),
         # both its forms: a first summary, and one that updates the last
         summary_request=("Here is the conversation so far:", "<conversation>"),

@@ -16,10 +16,13 @@ import pytest
 
 from harness.agents.install import AgentMissing, binary
 from harness.cli import main
-from harness.hooks.hosts import HOSTS
+from harness.episode.prompts import INJECTED_LIST
+from harness.hooks.hosts import HOSTS, Host
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
-from harness.hooks.state import HOOK_STATE
+from harness.hooks.listlock import refusal
+from harness.hooks.state import HOOK_STATE, HookState, apply_list
 from harness.products.product import CliProduct
+from harness.todo.base import render
 
 
 @dataclass
@@ -143,3 +146,22 @@ def round_trip(
     assert path.read_bytes() == users.encode("utf-8")
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
     return installed, out.getvalue()
+
+
+def counted(records: list[HookRecord], host: Host, planned: object, dropped: object) -> str:
+    """The journal of a real binary's run of the scripts in `test_real_*.py` (plan, a call,
+    a dropping rewrite, a claim, the kept list): two injections, the denial, the blocked claim
+    and an injection, each as the rule code computes it here in-process from the same lists;
+    the denial's reason."""
+    state = HookState(session_id="expected")
+    apply_list(state, host, planned)
+    reason = refusal(state, ("whitelist",), host, dropped)
+    assert reason is not None and "missing ids: #2 'Write b.md'" in reason
+    planned_list = INJECTED_LIST.format(rendered=render(state.items))
+    assert [r.action for r in records] == ["injected", "injected", "denied", "blocked", "injected"]
+    assert [r.event for r in records] == [
+        "PostToolUse", "PostToolUse", "PreToolUse", "Stop", "PostToolUse"
+    ]  # fmt: skip
+    assert (records[2].tool, records[2].text) == (host.tool, reason)
+    assert records[0].text == records[1].text == planned_list
+    return reason

@@ -61,20 +61,39 @@ def _item(step: Call | Say, request: int, position: int) -> dict[str, Any]:
 
 
 @dataclass
-class ResponsesStub:
-    """The server (see the module docstring); `requests` holds every request body, in order."""
+class Scripted:
+    """A script of turns, played one per request; `requests` holds every request body, in
+    order."""
 
     turns: Sequence[Turn]
     last: str = "Done."
-    #: the total tokens each response reports (a large number makes Codex compact)
-    tokens: int = 2
     requests: list[dict[str, Any]] = field(default_factory=list)
     port: int = 0
 
-    def answer(self, body: dict[str, Any]) -> bytes:
+    def next_turn(self, body: dict[str, Any]) -> tuple[int, Turn]:
+        """Keep the request; its index and the turn that answers it (past the script's end, a
+        final message)."""
         index = len(self.requests)
         self.requests.append(body)
-        turn = self.turns[index] if index < len(self.turns) else [Say(self.last)]
+        return index, self.turns[index] if index < len(self.turns) else [Say(self.last)]
+
+    def answer(self, body: dict[str, Any]) -> bytes:
+        """The streamed answer to one request body."""
+        raise NotImplementedError
+
+    def respond(self, path: str, body: dict[str, Any]) -> tuple[str, bytes]:
+        return "text/event-stream", self.answer(body)
+
+
+@dataclass
+class ResponsesStub(Scripted):
+    """The server (see the module docstring)."""
+
+    #: the total tokens each response reports (a large number makes Codex compact)
+    tokens: int = 2
+
+    def answer(self, body: dict[str, Any]) -> bytes:
+        index, turn = self.next_turn(body)
         out = _event("response.created", response={"id": f"resp_{index}"})
         for position, step in enumerate(turn):
             out += _event("response.output_item.done", item=_item(step, index, position))
@@ -86,9 +105,6 @@ class ResponsesStub:
             "total_tokens": self.tokens,
         }
         return out + _event("response.completed", response={"id": f"resp_{index}", "usage": usage})
-
-    def respond(self, path: str, body: dict[str, Any]) -> tuple[str, bytes]:
-        return "text/event-stream", self.answer(body)
 
 
 class Stub(Protocol):

@@ -15,14 +15,11 @@ from xml.sax.saxutils import escape
 
 from harness.agents.install import binary
 from harness.cli import main
-from harness.episode.prompts import INJECTED_LIST
 from harness.hooks.hosts import HOSTS
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
-from harness.hooks.listlock import refusal
-from harness.hooks.state import HOOK_STATE, HookState, apply_list
+from harness.hooks.state import HOOK_STATE
 from harness.products import codex
-from harness.todo.base import render
-from tests.hooks.conftest import real_cli
+from tests.hooks.conftest import counted, real_cli
 from tests.hooks.responses_stub import CODEX, Call, ResponsesStub, Say, Turn, codex_exec, serving
 
 pytestmark = real_cli(CODEX)
@@ -81,20 +78,9 @@ def _texts(request: dict[str, Any], role: str) -> list[str]:
 
 def test_codex_meets_the_whitelist_the_injection_and_the_gate(tmp_path: Path) -> None:
     stub, records = _run(tmp_path, TRUSTED)
-    # the rule code's own verdicts, computed here in-process from the same lists
-    state = HookState(session_id="expected")
-    apply_list(state, HOST, PLANNED["plan"])
-    reason = refusal(state, ("whitelist",), HOST, DROPPED["plan"])
-    assert reason is not None and "missing ids: #2 'Write b.md'" in reason
-    planned_list = INJECTED_LIST.format(rendered=render(state.items))
-
-    assert [r.action for r in records] == ["injected", "injected", "denied", "blocked", "injected"]
-    assert [r.event for r in records] == [
-        "PostToolUse", "PostToolUse", "PreToolUse", "Stop", "PostToolUse"
-    ]  # fmt: skip
-    denied, blocked = records[2], records[3]
-    assert (denied.tool, denied.text) == (codex.PLAN.tool, reason)
-    assert records[0].text == records[1].text == planned_list
+    reason = counted(records, HOST, PLANNED["plan"], DROPPED["plan"])
+    blocked = records[3]
+    planned_list = records[0].text
 
     assert len(stub.requests) == len(SCRIPT)
     # the model reads the denial as the call's output, in Codex's words around the reason

@@ -220,7 +220,8 @@ def test_every_page_is_readable_at_1280_px_and_its_links_resolve_in_the_browser(
             inside = str(url).startswith("file://") and target.is_relative_to(site)
             if not (inside and target.is_file()):
                 broken.append(f"{page.relative_to(site)}: {url}")
-    assert wide == {} and broken == [] and seen >= ROWS + 3 * 6  # the index's rows, every page's nav
+    # the index's rows, every page's nav
+    assert wide == {} and broken == [] and seen >= ROWS + 3 * 6
 
 
 #: every number or name inside a table that is drawn on more than one line (prose tables and
