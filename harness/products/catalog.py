@@ -88,16 +88,16 @@ _CODEX_SWITCHES = ("textlock", "whitelist", "gate")
 _CODEX_ROW = codex.ROWS[0].name
 #: Gemini CLI's: the checks of write_todos (`BeforeTool`); not yet its injection (whether the
 #: simulated agent reads its `<hook_context>` is not established) nor a gate (a trial `+gate`
-#: episode stalled after a right refusal, not diagnosed) (docs/hooks.md); not in
-#: `--variants agents-hooks` yet (no board of them has been made)
+#: episode stalled after a right refusal, not diagnosed) (docs/hooks.md)
 _GEMINI_SWITCHES = ("textlock", "whitelist")
+_GEMINI_ROW = gemini_cli.ROWS[0].name
 #: OpenCode's, through its plugin: the checks of todowrite (`tool.execute.before`); its
 #: injection and gates are not board rows yet (docs/hooks.md)
 _OPENCODE_SWITCHES = ("textlock", "whitelist")
 _OPENCODE_ROW = opencode.ROWS[0].name
 #: `--variants agents-hooks`: Claude Code's TodoWrite row with each fix, and with the stack,
-#: Codex CLI's and OpenCode's rows with each fix they take, beside the harness's own loop with
-#: the same fixes
+#: Codex CLI's, OpenCode's and Gemini CLI's rows with each fix they take, beside the harness's
+#: own loop with the same fixes
 AGENTS_HOOKS: tuple[str, ...] = (
     _TODOWRITE_ROW,
     *(f"{_TODOWRITE_ROW}+{s}" for s in HOOK_SWITCHES),
@@ -108,6 +108,8 @@ AGENTS_HOOKS: tuple[str, ...] = (
     *(f"{_CODEX_ROW}+{s}" for s in _CODEX_SWITCHES),
     _OPENCODE_ROW,
     *(f"{_OPENCODE_ROW}+{s}" for s in _OPENCODE_SWITCHES),
+    _GEMINI_ROW,
+    *(f"{_GEMINI_ROW}+{s}" for s in _GEMINI_SWITCHES),
     "L0-rewrite",
     "L1-textlock",
     "L2-whitelist",
