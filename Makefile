@@ -66,7 +66,7 @@ test: $(STAMP)
 # the minutes-long suites: 1,000 fuzzed calls per tool, kill-and-resume, the wheel in a fresh
 # venv, the browser and LaTeX checks, the longest sim truth tests (.ci/run runs it after make test)
 test-slow: $(STAMP)
-	$(BIN)/pytest -m "heavy" -q -n 2 --dist loadgroup --durations=12
+	$(BIN)/pytest -m "heavy" -q -n 2 --dist loadgroup --durations=40
 
 test-fast: $(STAMP)
 	$(BIN)/pytest -q
