@@ -94,6 +94,8 @@ ROWS = (
         env={**_QUIET, "CLAUDE_CODE_ENABLE_TASKS": "false"},
         todo_tools=(TODOWRITE.tool,),
         dialect=TODOWRITE,
+        # every fix: its hooks offer each one's event (docs/hooks.md)
+        hook_switches=("textlock", "whitelist", "inject", "gate", "heuristic"),
         **_COMMON,
     ),
     CliProduct(
@@ -103,6 +105,9 @@ ROWS = (
         env={**_QUIET, "CLAUDE_CODE_ENABLE_TASKS": "true"},
         todo_tools=TASKS.names,
         tasks=TASKS,
+        # the oracle gate only: the others read and judge a full list, and the Task tools are
+        # id-based, one item a call (the seed's L3 already)
+        hook_switches=("gate",),
         **_COMMON,
     ),
 )
