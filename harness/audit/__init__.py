@@ -107,7 +107,16 @@ def render(report: AuditReport, fmt: str = "md") -> str:
     return "\n".join([note, "", table, *skipped]) + "\n"
 
 
-def main(paths: list[str], fmt: str) -> int:
+def main(paths: list[str], fmt: str, labels: str | None = None) -> int:
+    """The audit of `paths`, printed in `fmt`; with `labels` (a hand-labels YAML, docs/field.md)
+    then how far the audit agrees with them, per category (markdown)."""
+    from harness.audit.labels import LabelsError, agreement, agreement_table, load_labels
+
+    try:
+        labelled = None if labels is None else load_labels(Path(labels))
+    except LabelsError as error:
+        print(f"todo-bench: error: {error}", file=sys.stderr)
+        return 2
     problems: list[str] = []
     files = expand(paths, problems)
     for problem in problems:
@@ -122,4 +131,9 @@ def main(paths: list[str], fmt: str) -> int:
         for note in s.notes:
             print(f"todo-bench: {s.path}: {note}", file=sys.stderr)
     print(render(report, fmt), end="")
+    if labelled is not None:
+        rows, missing = agreement(report, labelled)
+        print(f"\nAgreement with the labels in {labels}:\n\n{agreement_table(rows)}", end="")
+        for name in missing:
+            print(f"todo-bench: label {name}: the audit has no such transition", file=sys.stderr)
     return 0 if any(not s.error for s in report.sessions) else 1

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, Field
+from tabulate import tabulate
 
 from harness.audit.model import CATEGORIES, AuditReport
 
@@ -56,9 +57,20 @@ class Agreement(BaseModel):
         return self.agreed / self.labelled if self.labelled else None
 
 
+class LabelsError(ValueError):
+    """A labels file that cannot be read; the message names it and says why, in one line."""
+
+
 def load_labels(path: Path = LABELS) -> list[Label]:
-    rows = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-    return [Label.model_validate(row) for row in rows]
+    """The labels of a YAML file: a list of `Label` fields (results/field/labels.yaml)."""
+    try:
+        rows = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        if not isinstance(rows, list):
+            raise ValueError("not a list of labels")
+        return [Label.model_validate(row) for row in rows]
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError) as error:
+        why = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise LabelsError(f"{path}: {why}") from None
 
 
 def agreement(report: AuditReport, labels: list[Label]) -> tuple[list[Agreement], list[str]]:
@@ -95,3 +107,17 @@ def agreement(report: AuditReport, labels: list[Label]) -> tuple[list[Agreement]
                 )
             )
     return out, missing
+
+
+def agreement_table(rows: list[Agreement]) -> str:
+    """The agreement as docs/field.md publishes it (markdown)."""
+
+    def share(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    headers = ["category", "basis", "audit", "labels", "agreed", "precision", "recall"]
+    body = [
+        [a.category, a.basis, a.audit, a.labelled, a.agreed, share(a.precision), share(a.recall)]
+        for a in sorted(rows, key=lambda a: a.basis != "total")
+    ]
+    return tabulate(body, headers=headers, tablefmt="github") + "\n"

@@ -49,7 +49,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     from harness.audit import main as audit
 
-    return audit(args.paths, args.format)
+    return audit(args.paths, args.format, args.labels)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -85,7 +85,8 @@ def add(sub: Commands) -> None:
 
     aud = sub.add_parser(
         "audit",
-        help="list integrity of real agents' session logs (Claude Code, Codex, OpenCode, inspect)",
+        help="list integrity of real agents' session logs (Claude Code, Codex, OpenCode, Gemini "
+        "CLI, inspect)",
         description="Reads session logs (files or folders) and counts, per transition between two "
         "todo calls, dropped / reworded / completed-removed items, status regressions and "
         "additions, sanctioned when a user message came between. A file it cannot read gets "
@@ -93,6 +94,12 @@ def add(sub: Commands) -> None:
     )
     aud.add_argument("paths", nargs="+", help="session log files or folders")
     aud.add_argument("--format", default="md", choices=["md", "json"], help="output format")
+    aud.add_argument(
+        "--labels",
+        metavar="YAML",
+        help="hand labels of the sessions' transitions (docs/field.md: results/field/labels.yaml "
+        "is the format); after the audit, its precision and recall against them per category",
+    )
     aud.set_defaults(func=cmd_audit)
 
     rep = sub.add_parser(

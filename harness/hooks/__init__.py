@@ -1,7 +1,9 @@
-"""The seed's fixes as Claude Code, Codex CLI and Gemini CLI hooks: programs the product runs at
-its hook events, each reading the event's JSON on stdin and answering in the documented form
-(Claude Code and Codex CLI share a wire, Gemini CLI has its own, `protocol.py`; what differs,
-their todo tool, record and wire, is `hosts.py`).
+"""The seed's fixes as Claude Code, Codex CLI and Gemini CLI hooks and an OpenCode plugin:
+programs the product runs at its hook events, each reading the event's JSON on stdin and
+answering in the documented form (Claude Code and Codex CLI share a wire, Gemini CLI has its
+own, `protocol.py`; OpenCode's generated plugin, `plugin.py`, hands its events over in Claude
+Code's; what differs per product, its todo tool, record and wire, is `hosts.py`, built from the
+product modules).
 
 - `textlock` (L1) and `whitelist` (L2): `PreToolUse` on the todo tool (Claude Code's
   `TodoWrite`, Codex CLI's `update_plan`, Gemini CLI's `write_todos` at its BeforeTool) denies

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from harness.hooks.protocol import CLAUDE_WIRE, Wire
-from harness.products import claude_code, codex, gemini_cli, opencode
-from harness.products.product import CliProduct, ListDialect
+from harness.products import claude_code
+from harness.products.catalog import PRODUCTS, RECORDS
+from harness.products.product import CliProduct, Extension, ListDialect
 from harness.products.record import CallRecord
 
 if TYPE_CHECKING:
@@ -63,78 +64,54 @@ def _names(row: CliProduct) -> tuple[str, ...]:
     return (*row.todo_tools, *own, row.shell.tool)
 
 
-def _todowrite() -> type[TodoStore]:
-    from harness.todo.cc_todowrite import ClaudeTodoWriteStore
-
-    return ClaudeTodoWriteStore
-
-
-def _plan() -> type[TodoStore]:
-    from harness.todo.codex_plan import CodexPlanStore
-
-    return CodexPlanStore
-
-
-def _writetodos() -> type[TodoStore]:
-    from harness.todo.gemini_writetodos import GeminiWriteTodosStore
-
-    return GeminiWriteTodosStore
-
-
-def _todowrite_opencode() -> type[TodoStore]:
-    from harness.todo.opencode_todowrite import OpenCodeTodoWriteStore
-
-    return OpenCodeTodoWriteStore
-
-
 #: the plugin module `hooks install --product opencode` writes in the product's plugin folder
 PLUGIN_FILE = "todo-bench.js"
 
 
-def _host(
-    row: CliProduct,
-    store: Callable[[], type[TodoStore]],
-    calls: Callable[[Path], list[CallRecord]],
-    notice: str = "",
-    wire: Wire = CLAUDE_WIRE,
-) -> Host:
+def _store(design: str) -> Callable[[], type[TodoStore]]:
+    def load() -> type[TodoStore]:
+        from harness.todo.registry import builtin
+
+        return builtin(design)
+
+    return load
+
+
+def _wire(extension: Extension) -> Wire:
+    if extension.events is None:
+        return CLAUDE_WIRE
+    return Wire(
+        events=extension.events,
+        per_second=extension.timeout_per_second,
+        regex_matchers=extension.regex_matchers,
+        flat_deny=extension.flat_deny,
+        config_fields=extension.config_fields,
+    )
+
+
+def _host(row: CliProduct) -> Host:
     assert row.dialect is not None, f"{row.name} has no full-list todo tool"
     plugin = row.extension.kind == "plugin"
     return Host(
         name=row.cli,
         dialect=row.dialect,
-        store=store,
-        calls=calls,
+        store=_store(row.design),
+        # OpenCode's plugin sends no transcript: a session's list starts at its first event
+        calls=RECORDS[row.cli].calls,
         config=row.extension.config + (PLUGIN_FILE if plugin else ""),
         tool_names=_names(row),
-        notice=notice,
-        wire=wire,
+        notice=row.extension.notice,
+        wire=_wire(row.extension),
         kind=row.extension.kind,
     )
 
 
-#: Gemini CLI's own wire (`protocol.py`)
-GEMINI_WIRE = Wire(
-    events=gemini_cli.HOOK_EVENTS,
-    per_second=gemini_cli.HOOK_TIMEOUT_PER_SECOND,
-    regex_matchers=True,
-    flat_deny=True,
-    config_fields=gemini_cli.HOOKS_CONFIG_FIELDS,
-)
-
-
-HOSTS: dict[str, Host] = {
-    h.name: h
-    for h in (
-        _host(claude_code.ROWS[0], _todowrite, claude_code.calls),
-        _host(codex.ROWS[0], _plan, codex.calls, codex.HOOKS_TRUST),
-        _host(
-            gemini_cli.ROWS[0], _writetodos, gemini_cli.calls, gemini_cli.HOOKS_TRUST, GEMINI_WIRE
-        ),
-        # its plugin sends no transcript: a session's list starts at the plugin's first event
-        _host(opencode.ROWS[0], _todowrite_opencode, opencode.calls, opencode.PLUGIN_NOTICE),
-    )
-}
+#: each product's first row with a full-list todo tool, the list the fixes read (Claude Code's
+#: Task tools are id-based, one item a call: the seed's L3 already)
+HOSTS: dict[str, Host] = {}
+for _row in PRODUCTS.values():
+    if _row.dialect is not None and _row.cli not in HOSTS:
+        HOSTS[_row.cli] = _host(_row)
 #: the product `todo-bench hooks` and the hook program serve when none is named
 DEFAULT = claude_code.CLI
 

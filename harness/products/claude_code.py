@@ -6,7 +6,7 @@ hooks (a project's `.claude/settings.json`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,20 @@ PACKAGE = "@anthropic-ai/claude-code"
 VERSION = "2.1.332"
 TODOWRITE = ListDialect(tool="TodoWrite", key="todos", text="content", copies=("activeForm",))
 TASKS = TaskTools(create="TaskCreate", update="TaskUpdate", reads=("TaskList", "TaskGet"))
+
+
+def task_line(
+    key: str, status: str, subject: str, owner: str = "", blocked_by: Sequence[str] = ()
+) -> str:
+    """One line of TaskList's answer as the pinned binary writes it (its bundle: `#id [status]
+    subject`, then ` (owner)` where a task has one, then ` [blocked by #a, #b]`)."""
+    own = f" ({owner})" if owner else ""
+    blocked = f" [blocked by {', '.join('#' + b for b in blocked_by)}]" if blocked_by else ""
+    return f"#{key} [{status}] {subject}{own}{blocked}"
+
+
+#: a line `task_line` writes: the id, the status and the subject (owner and blockers left out)
+TASK_LINE = re.compile(r"^#(\S+) \[(\w+)\] (.*?)(?: \([^)]*\))?(?: \[blocked by [^\]]*\])?$")
 FILE_TOOLS = FileTools(write="Write", read="Read", edits=("Edit", "MultiEdit"), path="file_path")
 SHELL = Shell(tool="Bash", command="command", described=True)
 #: the project folder it keeps for itself (its settings, its hooks)
@@ -94,6 +108,8 @@ ROWS = (
         env={**_QUIET, "CLAUDE_CODE_ENABLE_TASKS": "false"},
         todo_tools=(TODOWRITE.tool,),
         dialect=TODOWRITE,
+        # every fix: its hooks offer each one's event (docs/hooks.md)
+        hook_switches=("textlock", "whitelist", "inject", "gate", "heuristic"),
         **_COMMON,
     ),
     CliProduct(
@@ -103,6 +119,9 @@ ROWS = (
         env={**_QUIET, "CLAUDE_CODE_ENABLE_TASKS": "true"},
         todo_tools=TASKS.names,
         tasks=TASKS,
+        # the oracle gate only: the others read and judge a full list, and the Task tools are
+        # id-based, one item a call (the seed's L3 already)
+        hook_switches=("gate",),
         **_COMMON,
     ),
 )
@@ -186,7 +205,6 @@ def recognises(record: dict[str, Any]) -> bool:
 
 _NOT_TYPED = ("<command-", "<local-command", "Caveat:", "<system-reminder>")
 _CREATED = re.compile(r"Task #(\w+) created")
-_LISTED = re.compile(r"^#(\w+) \[(\w+)\] (.*?)(?: \[blocked by [^\]]*\])?(?: \([^)]*\))?$")
 _GOT = re.compile(r"^Task #(\w+): (.*)$")
 _GOT_STATUS = re.compile(r"^Status: (\w+)", re.MULTILINE)
 
@@ -312,7 +330,7 @@ class _TaskReplay:
                     )
         else:
             for line in text.splitlines():
-                found = _LISTED.match(line.strip())
+                found = TASK_LINE.match(line.strip())
                 if found:
                     key, status, subject = found.groups()
                     entries.append((key, subject, status))

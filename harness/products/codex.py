@@ -91,7 +91,12 @@ ROWS = (
             note="on by default, Claude Code's wire: PreToolUse/PostToolUse (update_plan as "
             "itself), Stop, UserPromptSubmit, SessionStart (compact too), Pre/PostCompact; "
             "run if project and hooks trusted (scripts/probe_codex_hooks.py)",
+            notice=HOOKS_TRUST,
         ),
+        # the checks of update_plan (`PreToolUse`) and the oracle gate (`Stop`); not yet its
+        # injection (whether the simulated agent reads Codex's developer message is not
+        # established) nor the heuristic gate (its keyword table reads no Codex call)
+        hook_switches=("textlock", "whitelist", "gate"),
         summary_request=("CONTEXT CHECKPOINT COMPACTION",),
         no_compaction="its headless `codex exec` has no compaction command (tried with "
         "0.171.0: `/compact` as the prompt of a resumed session reached the model as a "

@@ -118,7 +118,17 @@ ROWS = (
             "AfterTool (context after the result), BeforeAgent, AfterAgent (deny: the reason "
             "is the next prompt), SessionStart (none after compression), PreCompress "
             "(advisory); run in a trusted folder (scripts/probe_gemini_hooks.py)",
+            notice=HOOKS_TRUST,
+            events=HOOK_EVENTS,
+            timeout_per_second=HOOK_TIMEOUT_PER_SECOND,
+            regex_matchers=True,
+            flat_deny=True,
+            config_fields=HOOKS_CONFIG_FIELDS,
         ),
+        # the checks of write_todos (`BeforeTool`); not yet its injection (whether the
+        # simulated agent reads its `<hook_context>` is not established) nor a gate (a trial
+        # `+gate` episode stalled after a right refusal, not diagnosed) (docs/hooks.md)
+        hook_switches=("textlock", "whitelist"),
         # its compression request (the verification that follows it, which asks for the
         # snapshot again, is a side request: no tools offered)
         summary_request=("<state_snapshot>", "First, reason in your scratchpad"),

@@ -103,6 +103,20 @@ class Extension(BaseModel):
     config: str
     #: what the product documents for it, in one line
     note: str
+    #: what a user must do before the product runs what `hooks install` wrote ("" for nothing)
+    notice: str = ""
+    #: the product's names for the fixes' hook events (Claude Code's PreToolUse, PostToolUse,
+    #: UserPromptSubmit, SessionStart, Stop), where it has its own (`harness/hooks/protocol.py`
+    #: `Wire`); None: Claude Code's wire, names and answers
+    events: dict[str, str] | None = None
+    #: a hook's timeout in the hooks file, in units per second (1: seconds)
+    timeout_per_second: int = 1
+    #: a tool matcher is a regular expression searched in the tool's name (not a name)
+    regex_matchers: bool = False
+    #: a denial is the top-level `decision: deny` (not Claude Code's `permissionDecision`)
+    flat_deny: bool = False
+    #: keys of the hooks file's `hooks` section that are switches, not events
+    config_fields: tuple[str, ...] = ()
 
 
 class CliProduct(BaseModel):
@@ -152,6 +166,9 @@ class CliProduct(BaseModel):
     model_config_id: str = "claude-sonnet-4-5"
     #: the seed's fixes installed as the product's hooks (`harness/hooks/`), by fix name
     hooks: tuple[str, ...] = ()
+    #: the board's hook switches the row takes (`catalog.HOOK_SWITCHES`' names: `+textlock`
+    #: ...), each one measured to do in the product what it does in the loop (docs/hooks.md)
+    hook_switches: tuple[str, ...] = ()
     #: commands the CLI needs on the host's PATH besides its binary (inspect-swe downloads a
     #: missing one, which an offline machine cannot), with the Debian package that has each
     requires: dict[str, str] = {}

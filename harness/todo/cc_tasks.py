@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from harness.products.claude_code import TASKS
+from harness.products.claude_code import TASKS, task_line
 from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.specs import ToolSpec
 
@@ -139,8 +139,7 @@ class ClaudeTasksStore(TodoStore):
         lines = []
         for item in self.items:
             waits = sorted(self.blocked_by.get(item.id, set()))
-            blocked = f" (blocked by {', '.join('#' + w for w in waits)})" if waits else ""
-            lines.append(f"#{item.id} [{item.status}] {item.text}{blocked}")
+            lines.append(task_line(item.id, item.status, item.text, blocked_by=waits))
         return "\n".join(lines)
 
     def get(self, task_id: str) -> str:

@@ -15,8 +15,9 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool,
 from inspect_ai.tool import ToolCall
 
 from harness.products.catalog import DIALECTS, SUMMARY_REQUESTS, TASK_TOOLS
+from harness.products.claude_code import TASK_LINE
 from harness.products.product import ListDialect
-from harness.todo.base import TodoItem, render
+from harness.todo.base import STATUSES, TodoItem, render
 from harness.todo.inspect_todo_write import DIALECT as INSPECT_DIALECT
 
 Call = tuple[str, dict[str, Any]]
@@ -34,9 +35,6 @@ STANDS_FOR: dict[str, tuple[str, ...]] = {
 #: the products' full-list tools write items without ids (`to_product`): the product knows an
 #: item by its text, so ids the agent changes are no fault it can make there
 ID_LESS = frozenset(LIST_TOOLS)
-_TASK_LINE = re.compile(
-    r"^#(\S+) \[(pending|in_progress|completed)\] (.*?)(?: \(blocked by .*\))?$"
-)
 
 
 #: what the policy plans with: one full-list rewrite, or granular adds and status changes
@@ -102,8 +100,8 @@ def _answer(classic: str, text: str) -> str:
     if classic == "list_todos":
         items = [
             TodoItem.model_validate({"id": m.group(1), "status": m.group(2), "text": m.group(3)})
-            for m in (_TASK_LINE.match(line) for line in text.splitlines())
-            if m
+            for m in (TASK_LINE.match(line) for line in text.splitlines())
+            if m and m.group(2) in STATUSES
         ]
         return render(items)
     return text

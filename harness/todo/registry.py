@@ -78,6 +78,21 @@ def load(spec: str) -> str:
     return design.name
 
 
+def builtin(name: str) -> type[TodoStore]:
+    """A design shipped in `harness/todo/`, by its name alone, without reading the entry points
+    (the hook program's path: scanning the installed packages' metadata costs about 40 ms a
+    call): its module is the name with `_` for `-`, the class the store in it of that name
+    (tests/todo/test_registry.py holds every product's design to it)."""
+    try:
+        module = importlib.import_module(f"harness.todo.{name.replace('-', '_')}")
+    except ImportError as error:
+        raise DesignError(f"design {name}: not shipped in harness/todo/ ({error})") from error
+    for obj in vars(module).values():
+        if isinstance(obj, type) and issubclass(obj, TodoStore) and obj.name == name:
+            return obj
+    raise DesignError(f"design {name}: no store of that name in {module.__name__}")
+
+
 def designs() -> dict[str, type[TodoStore]]:
     """Every design by name: registered through the entry points, then loaded for this run."""
     return {**_registered(), **_EXTRA}

@@ -123,14 +123,23 @@ def test_a_stop_hook_s_refusal_sends_the_agent_back_to_work_through_the_product(
     assert score["gate_exhausted"] == 0.0 and score["budget_exhausted"] == 0.0
 
 
-@pytest.mark.parametrize("variant", ["cli/claude-code-todowrite+whitelist", "cli/codex+whitelist"])
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "cli/claude-code-todowrite+whitelist",
+        "cli/codex+whitelist",
+        "cli/opencode+whitelist",
+        "cli/gemini-cli+whitelist",
+    ],
+)
 def test_the_whitelist_hook_refuses_exactly_the_sloppy_agent_s_drops_and_rewordings(
     variant: str, tmp_path: Path
 ) -> None:
-    """`+whitelist` (the seed's L2 with L1) as Claude Code's and as Codex CLI's hook, driven by
-    sim/sloppy on near_duplicates: a TodoWrite / update_plan is denied exactly when the
+    """`+whitelist` (the seed's L2 with L1) as each product's hook (OpenCode's: its plugin),
+    driven by sim/sloppy on near_duplicates: a todo-list write is denied exactly when the
     simulated agent's own record says it dropped or reworded an item in it; what got through
-    equals the record (none of those), and the board's refusals are the hooks' denials."""
+    equals the record (none of those), and the board's refusals are the hooks' denials (by call
+    id; by count where the product's hooks get none: Gemini CLI's)."""
     log = _run(variant, "near_duplicates", "sim/sloppy", tmp_path)
     check_fault_record([log], variant, unsure_share=0.0)
     assert log.samples
@@ -148,7 +157,11 @@ def test_the_whitelist_hook_refuses_exactly_the_sloppy_agent_s_drops_and_rewordi
     assert faulty, "no drop or rewording made: the equality would prove nothing"
     assert denied == faulty
     journal = sample.store[f"{HookJournal.__name__}:records"]
-    assert {r["tool_use_id"] for r in journal if r["action"] == "denied"} == denied
+    by_hooks = [r["tool_use_id"] for r in journal if r["action"] == "denied"]
+    if variant.startswith("cli/gemini-cli"):  # its hooks get no call id (docs/hooks.md)
+        assert len(by_hooks) == len(denied)
+    else:
+        assert set(by_hooks) == denied
     (score,) = _scores(log)
     assert score["rejected_updates"] == len(denied)
     assert score["dropped_todos"] == score["mutated_text"] == 0.0

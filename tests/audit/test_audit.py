@@ -160,3 +160,36 @@ def test_a_plan_made_one_add_at_a_time_is_one_plan_in_the_harness_logs(tmp_path:
     # the run's scorer says invented 0: the audit must not call the plan unsanctioned additions
     assert (session.todo_calls, len(session.transitions)) == (4, 1)
     assert session.counts["added_unsanctioned"] == 0
+
+
+def test_the_audit_against_a_user_s_hand_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`audit --labels`: per category, the audit's count, the labels', and what both agree on;
+    a label whose transition the audit lacks is named; a bad labels file is one line."""
+    labels = tmp_path / "labels.yaml"
+    labels.write_text(
+        yaml.safe_dump(
+            [
+                # call 5 drops one item and rewords one: the labeller saw the rewording only
+                {"session": "claude_todowrite", "call": 5, "reworded": [1, 0]},
+                # call 8: a drop and two additions the user asked for, and no completed removal
+                {"session": "claude_todowrite", "call": 8, "dropped": [0, 1], "added": [0, 2]},
+                {"session": "claude_todowrite", "call": 99},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    session = str(FIXTURES / "claude_todowrite.jsonl")
+    assert main(["audit", session, "--labels", str(labels)]) == 0
+    out, err = capsys.readouterr()
+    rows = {tuple(c.strip() for c in line.strip("|").split("|")[:7]) for line in out.splitlines()}
+    assert ("dropped", "total", "2", "1", "1", "0.50", "1.00") in rows
+    assert ("reworded", "total", "1", "1", "1", "1.00", "1.00") in rows
+    assert ("completed_removed", "total", "2", "0", "0", "0.00", "-") in rows
+    assert ("added", "unasked", "0", "0", "0", "-", "-") in rows
+    assert "label claude_todowrite:99: the audit has no such transition" in err
+    labels.write_text("{not: [a list", encoding="utf-8")
+    assert main(["audit", session, "--labels", str(labels)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(labels) in err

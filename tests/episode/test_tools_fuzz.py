@@ -379,12 +379,17 @@ def at_least(
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("design", DESIGNS)
-def test_five_hundred_deep_and_surrogate_calls_per_todo_tool(design: str, tmp_path: Path) -> None:
+def test_two_hundred_fifty_deep_and_surrogate_calls_per_todo_tool(
+    design: str, tmp_path: Path
+) -> None:
+    """Fewer than the workspace tools' 500: four fifths of these go through the reply guard,
+    which refuses them before any design's code runs (the same guard for every design), so
+    what differs per design is the direct fifth (CI's time budget, 2026-12-06)."""
     todo = tool_names(design)
-    seen = at_least(design, tmp_path, todo, wanted=500, hostile_only=True)
+    seen = at_least(design, tmp_path, todo, wanted=250, hostile_only=True)
     print(f"{design}, hostile: {dict(seen)}")
-    assert min(seen[name] for name in todo) >= 500, seen
-    assert seen["refused"] >= 400 * len(todo)
+    assert min(seen[name] for name in todo) >= 250, seen
+    assert seen["refused"] >= 200 * len(todo)
 
 
 @pytest.mark.heavy

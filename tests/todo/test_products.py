@@ -105,7 +105,7 @@ def test_tasks_ids_dependencies_rename_and_delete() -> None:
     assert store.create("Set up the schema", "tables") == "Task #1 created: Set up the schema"
     store.create("Write the login endpoint", "POST /login")
     store.update_task({"taskId": "2", "addBlockedBy": ["1"], "status": "in_progress"})
-    assert "#2 [in_progress] Write the login endpoint (blocked by #1)" in store.list_tasks()
+    assert "#2 [in_progress] Write the login endpoint [blocked by #1]" in store.list_tasks()
     store.update_task({"taskId": "2", "subject": "Write the login API"})
     assert store.items[1].text == "Write the login API"
     with pytest.raises(TodoRejected, match="No task with id #9"):
