@@ -155,7 +155,16 @@ def test_the_whitelist_hook_refuses_exactly_the_sloppy_agent_s_drops_and_rewordi
     updates = [e for e in ledger["events"] if e["kind"] == "todo" and e["op"] != "read"]
     denied = {e["call_id"] for e in updates if not e["accepted"]}
     assert faulty, "no drop or rewording made: the equality would prove nothing"
-    assert denied == faulty
+    if variant.startswith("cli/gemini-cli"):
+        # Gemini CLI hands a hook's denial to the model as `{"error": ...}` data in the call's
+        # response, which the bridge passes on as a plain result: sim/sloppy takes its dropping
+        # write as made and resends that list; each resend is denied with the same reason
+        # (docs/hooks.md). Every fault is denied, and nothing else but such a resend.
+        assert faulty <= denied
+        reasons = {e["call_id"]: e.get("error") for e in updates}
+        assert {reasons[c] for c in denied - faulty} <= {reasons[c] for c in faulty}
+    else:
+        assert denied == faulty
     journal = sample.store[f"{HookJournal.__name__}:records"]
     by_hooks = [r["tool_use_id"] for r in journal if r["action"] == "denied"]
     if variant.startswith("cli/gemini-cli"):  # its hooks get no call id (docs/hooks.md)
