@@ -223,6 +223,6 @@ def test_eight_installs_at_once_take_turns(places: tuple[Path, Path]) -> None:
 
 
 @pytest.mark.heavy
-def test_eight_installs_at_once_twenty_times(places: tuple[Path, Path]) -> None:
+def test_eight_installs_at_once_ten_times(places: tuple[Path, Path]) -> None:
     project, _ = places
-    _concurrent(project, _settings(project), 20)
+    _concurrent(project, _settings(project), 10)

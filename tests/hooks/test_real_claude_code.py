@@ -27,7 +27,7 @@ from tests.agents import cli_script
 from tests.hooks.conftest import real_cli
 
 PRODUCT = PRODUCTS["cli/claude-code-todowrite"]
-pytestmark = real_cli(PRODUCT)
+pytestmark = real_cli(PRODUCT, bridge=True)
 
 
 def _todos(*rows: tuple[str, str]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from tests.hooks.chat_stub import OPENCODE, ChatStub, opencode_run
 from tests.hooks.conftest import counted
 from tests.hooks.responses_stub import Call, Say, Turn, serving
 
-pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
+pytestmark = [pytest.mark.heavy]
 try:
     binary(OPENCODE)
 except AgentMissing as missing:
