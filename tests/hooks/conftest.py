@@ -152,16 +152,24 @@ def round_trip(
     return installed, out.getvalue()
 
 
-def counted(records: list[HookRecord], host: Host, planned: object, dropped: object) -> str:
-    """The journal of a real binary's run of the scripts in `test_real_*.py` (plan, a call,
-    a dropping rewrite, a claim, the kept list): two injections, the denial, the blocked claim
-    and an injection, each as the rule code computes it here in-process from the same lists;
-    the denial's reason."""
+def verdicts(host: Host, planned: object, dropped: object, kept: object) -> tuple[str, str, str]:
+    """What the rule code computes here in-process from the lists of the scripts in
+    `test_real_*.py`: the whitelist's reason for the dropping rewrite, and the injected list
+    after the plan and after the kept list."""
     state = HookState(session_id="expected")
     apply_list(state, host, planned)
     reason = refusal(state, ("whitelist",), host, dropped)
     assert reason is not None and "missing ids: #2 'Write b.md'" in reason
     planned_list = INJECTED_LIST.format(rendered=render(state.items))
+    apply_list(state, host, kept)
+    return reason, planned_list, INJECTED_LIST.format(rendered=render(state.items))
+
+
+def counted(records: list[HookRecord], host: Host, planned: object, dropped: object) -> str:
+    """The journal of a real binary's run of the scripts in `test_real_*.py` (plan, a call,
+    a dropping rewrite, a claim, the kept list): two injections, the denial, the blocked claim
+    and an injection, each as the rule code computes it (`verdicts`); the denial's reason."""
+    reason, planned_list, _ = verdicts(host, planned, dropped, planned)
     assert [r.action for r in records] == ["injected", "injected", "denied", "blocked", "injected"]
     assert [r.event for r in records] == [
         "PostToolUse", "PostToolUse", "PreToolUse", "Stop", "PostToolUse"

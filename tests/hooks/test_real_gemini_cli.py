@@ -15,15 +15,12 @@ from typing import Any
 
 from harness.agents.install import binary
 from harness.cli import main
-from harness.episode.prompts import INJECTED_LIST
 from harness.hooks.hosts import HOSTS
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
-from harness.hooks.listlock import refusal
-from harness.hooks.state import HOOK_STATE, HookState, apply_list
+from harness.hooks.state import HOOK_STATE
 from harness.products import gemini_cli
-from harness.todo.base import render
 from harness.todo.gemini_writetodos import answer
-from tests.hooks.conftest import real_cli
+from tests.hooks.conftest import real_cli, verdicts
 from tests.hooks.gemini_stub import GEMINI, GeminiStub, gemini_run
 from tests.hooks.responses_stub import Call, Say, Turn, serving
 
@@ -90,13 +87,9 @@ def _texts(request: dict[str, Any]) -> list[str]:
 def test_gemini_cli_meets_the_whitelist_the_injection_and_the_gate(tmp_path: Path) -> None:
     stub, records = _run(tmp_path)
     # the rule code's own verdicts, computed here in-process from the same lists
-    state = HookState(session_id="expected")
-    apply_list(state, HOST, PLANNED[TODOS.key])
-    reason = refusal(state, ("whitelist",), HOST, DROPPED[TODOS.key])
-    assert reason is not None and "missing ids: #2 'Write b.md'" in reason
-    planned_list = INJECTED_LIST.format(rendered=render(state.items))
-    apply_list(state, HOST, KEPT[TODOS.key])
-    kept_list = INJECTED_LIST.format(rendered=render(state.items))
+    reason, planned_list, kept_list = verdicts(
+        HOST, PLANNED[TODOS.key], DROPPED[TODOS.key], KEPT[TODOS.key]
+    )
 
     assert [(r.event, r.action) for r in records] == [
         ("AfterTool", "injected"),
