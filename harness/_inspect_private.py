@@ -24,11 +24,17 @@ inspect-newest` runs it against the newest releases the registry serves).
 - `seed_codex_catalog` (inspect-swe's `_codex_cli.agentbinary`, checked on inspect-swe 0.2.72):
   before each Codex CLI run inspect-swe fetches that release's model catalog from
   raw.githubusercontent.com unless its cache holds one; the episode puts inspect-swe's own
-  bundled snapshot there (in the episode's HOME), so a run tries no connection but the bridge.
+  bundled snapshot there (inspect-swe's cache on this host, where one is not there already; it
+  is the catalog inspect-swe itself uses when the fetch fails), so a run tries no connection
+  but the bridge.
 - `seed_gemini_cli` (inspect-swe's `_util.sandbox.SANDBOX_INSTALL_DIR`, checked on inspect-swe
   0.2.72): inspect-swe runs Gemini CLI from its own install folder, and installs it there
   from npm unless the folder's binary answers `--version` with the version asked for; the
   episode links the pinned binary of `make agents` there, so a run downloads nothing.
+- `bridge_port_key` (a local name in each inspect-swe CLI agent's module, checked on inspect-swe
+  0.2.72): inspect-swe serves a sample's CLI runs on consecutive local ports counted under a
+  key of the sample store, from 3001 for every sample; an episode starts that count at its
+  own block of ports (`agents/bridge_ports.py`), so that episodes run side by side.
 - `outside_a_sample` (`inspect_ai.model._model.init_active_model`,
   `inspect_ai.log._transcript.init_transcript`): `todo-bench verify` re-runs a solver on a
   recorded transcript outside any eval (an eval would write logs and build the log's model); the
@@ -44,6 +50,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import json
 import logging
 import os
@@ -71,6 +78,7 @@ __all__ = [
     "outside_a_sample",
     "active_samples",
     "alias_registered",
+    "bridge_port_key",
     "reach",
     "sample_active",
     "quiet_bridge_warning",
@@ -114,6 +122,29 @@ REACHES: tuple[Reach, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class PortKey:
+    """The sample-store key an inspect-swe CLI agent counts its bridge ports under, a string
+    its module's source holds."""
+
+    module: str
+    key: str
+    package: str = "inspect-swe"
+
+    @property
+    def path(self) -> str:
+        return f"{self.module} store key {self.key}"
+
+
+#: each inspect-swe CLI agent todo-bench runs, by its function's name
+BRIDGE_PORT_KEYS: dict[str, PortKey] = {
+    "claude_code": PortKey("inspect_swe._claude_code.claude_code", "claude_code_model_port"),
+    "codex_cli": PortKey("inspect_swe._codex_cli.codex_cli", "codex_cli_model_port"),
+    "opencode": PortKey("inspect_swe._opencode.opencode", "opencode_model_port"),
+    "gemini_cli": PortKey("inspect_swe._gemini_cli.gemini_cli", "gemini_cli_model_port"),
+}
+
+
 class InspectMoved(UsageError):
     """A private name todo-bench reaches is gone from the installed inspect-ai or inspect-swe."""
 
@@ -140,6 +171,26 @@ def reach(path: str) -> Any:
         ) from None
 
 
+@functools.cache
+def bridge_port_key(agent: str) -> str:
+    """The store key inspect-swe's `agent` counts its bridge ports under; InspectMoved (one
+    line) when this release's source of that agent no longer holds it."""
+    found = BRIDGE_PORT_KEYS[agent]
+    try:
+        source = inspect.getsource(importlib.import_module(found.module))
+    except (ImportError, OSError, TypeError):
+        source = ""
+    if f'"{found.key}"' not in source:
+        package = found.package
+        raise InspectMoved(
+            f"{package} {installed(package)} no longer counts {agent}'s bridge ports under the "
+            f"sample-store key {found.key} (tested with {package} {TESTED[package]}): CLI "
+            f"episodes cannot be given ports of their own; pip install "
+            f"'{package}=={TESTED[package]}'"
+        )
+    return found.key
+
+
 def require(*paths: str) -> None:
     """InspectMoved now (one line) if any of these reaches is gone: a run checks the ones its
     model needs before it starts, rather than failing inside every sample."""
@@ -151,14 +202,19 @@ def require(*paths: str) -> None:
 SIM_REACHES = ("inspect_ai.log._samples.active_samples", "inspect_ai.log._samples.sample_active")
 
 
-def moved() -> list[tuple[Reach, str]]:
+def moved() -> list[tuple[Reach | PortKey, str]]:
     """Each reach the installed releases no longer have, with the reason."""
-    gone = []
+    gone: list[tuple[Reach | PortKey, str]] = []
     for item in REACHES:
         try:
             reach(item.path)
         except InspectMoved as error:
             gone.append((item, str(error)))
+    for agent, key in BRIDGE_PORT_KEYS.items():
+        try:
+            bridge_port_key(agent)
+        except InspectMoved as error:
+            gone.append((key, str(error)))
     return gone
 
 
@@ -254,9 +310,8 @@ def tolerate_set_response(serializable: Callable[[Any], Any]) -> None:
 
 
 def seed_codex_catalog(release: str) -> None:
-    """Put inspect-swe's bundled Codex model catalog in its cache for `release` (where the
-    current HOME's cache is), unless a catalog is there already (imported here: only a Codex
-    episode needs inspect-swe)."""
+    """Put inspect-swe's bundled Codex model catalog in its cache for `release`, unless a
+    catalog is there already (imported here: only a Codex episode needs inspect-swe)."""
     catalog = reach("inspect_swe._codex_cli._bundled_catalog.BUNDLED_CODEX_CATALOG")
     path = reach("inspect_swe._codex_cli.agentbinary._cached_catalog_path")(release)
     if not path.exists():
@@ -304,8 +359,9 @@ def report() -> str:
     """Each reach, and whether the installed inspect-ai and inspect-swe still have it."""
     gone = {item.path: why for item, why in moved()}
     lines = [f"{package} {installed(package)} (tested: {TESTED[package]})" for package in TESTED]
-    lines += [f"  {'gone' if r.path in gone else 'holds'}: {r.path}" for r in REACHES]
-    lines.append(f"{len(REACHES) - len(gone)} of {len(REACHES)} reaches hold")
+    every: list[Reach | PortKey] = [*REACHES, *BRIDGE_PORT_KEYS.values()]
+    lines += [f"  {'gone' if r.path in gone else 'holds'}: {r.path}" for r in every]
+    lines.append(f"{len(every) - len(gone)} of {len(every)} reaches hold")
     return "\n".join(lines)
 
 

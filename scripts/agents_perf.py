@@ -14,15 +14,17 @@ CLI runs as a child); medians of the rounds, and the ratio harness / bare of the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
+import os
 import resource
 import shutil
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,6 @@ from tabulate import tabulate
 
 from harness.agents.install import binary
 from harness.agents.sandboxes import host_search_path
-from harness.agents.solver import host_env
 from harness.products.catalog import PRODUCTS
 from harness.run.task import build_task, scenario_samples
 from harness.suite.cli_tools import workspace_note
@@ -122,6 +123,24 @@ def bare_episode(scenario: str, logs: Path) -> None:
         workspace.cleanup()
         shutil.rmtree(home, ignore_errors=True)
     STARTS.append((launched[0], first[0]))
+
+
+@contextlib.contextmanager
+def host_env(**values: str) -> Iterator[None]:
+    """The process's environment while the bare CLI runs: bare inspect-swe in the local sandbox
+    finds the CLI on this process's PATH and writes its settings under this process's HOME."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    if "PATH" in values:  # in front of this process's
+        os.environ["PATH"] = values["PATH"] + os.pathsep + (saved["PATH"] or "")
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def main() -> int:

@@ -40,11 +40,10 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_swe import claude_code
 
+from harness.agents.bridge_ports import sample_bridge_ports
 from harness.agents.hooked import PROGRAM
 from harness.agents.install import binary
-from harness.agents.sandboxes import host_search_path
-from harness.agents.solver import host_env
-from harness.agents.turns import one_at_a_time
+from harness.agents.sandboxes import CliSandbox, host_search_path
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL
 from harness.hooks.state import HOOK_STATE
@@ -133,8 +132,9 @@ def probe() -> Solver:
                 model_config=PRODUCT.model_config_id,
             )  # fmt: skip
         )
-        async with one_at_a_time(runs=3):
-            with host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache")):
+        async with sample_bridge_ports("claude_code", runs=3):
+            cache = {"XDG_CACHE_HOME": str(home / ".cache")}
+            with CliSandbox("local").episode_env({**env, **cache}):
                 state = await agent(state, generate)
                 for run, prompt in (("compact", "/compact"), ("after", "Continue with the task.")):
                     RUN[0] = run

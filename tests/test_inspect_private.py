@@ -23,7 +23,7 @@ GONE = private.Reach("inspect-ai", "inspect_ai.log._no_such_module", "active_sam
 def test_every_reach_holds_on_the_installed_releases_which_are_the_tested_ones() -> None:
     assert {p: private.installed(p) for p in private.TESTED} == private.TESTED
     assert private.moved() == []
-    count = len(private.REACHES)
+    count = len(private.REACHES) + len(private.BRIDGE_PORT_KEYS)
     assert private.report().splitlines()[-1] == f"{count} of {count} reaches hold"
 
 
@@ -94,3 +94,19 @@ def test_pyproject_and_constraints_allow_exactly_the_tested_releases() -> None:
     for package, release in private.TESTED.items():
         assert f'"{package}>={release},<={release}"' in pyproject, package
         assert re.search(rf"^{package.replace('-', '_')}=={re.escape(release)}$", pins, re.M)
+
+
+def test_a_bridge_port_key_gone_from_inspect_swe_is_one_line_and_listed_as_moved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert private.bridge_port_key("claude_code") == "claude_code_model_port"
+    renamed = private.PortKey("inspect_swe._claude_code.claude_code", "claude_code_port_v2")
+    monkeypatch.setitem(private.BRIDGE_PORT_KEYS, "claude_code", renamed)
+    private.bridge_port_key.cache_clear()
+    try:
+        with pytest.raises(private.InspectMoved) as raised:
+            private.bridge_port_key("claude_code")
+        assert "\n" not in str(raised.value) and "claude_code_port_v2" in str(raised.value)
+        assert [item for item, _ in private.moved()] == [renamed]
+    finally:
+        private.bridge_port_key.cache_clear()

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness.agents.turns import BridgePortTaken, check_port_free
+from harness.agents.bridge_ports import BridgePortTaken, check_port_free
 from harness.ports import Holder, holders, who_holds
 
 HOLD = (

@@ -50,9 +50,11 @@ Common = dict[str, Any]
 class CliRunner:
     #: inspect-swe's agent for the product, given the common arguments and the episode's HOME
     agent: Callable[[CliProduct, Common, Path], Agent]
+    #: that agent's function name in inspect-swe (`_inspect_private.BRIDGE_PORT_KEYS`)
+    inspect_agent: str
     #: the product's own record of its calls, read from the episode's HOME after the run
     record: Callable[[Path], list[CallRecord]]
-    #: run in the CLI's host environment just before it starts, given the episode's HOME
+    #: run on the host just before the CLI starts, given the episode's HOME
     prepare: Callable[[CliProduct, Path], None] = field(default=lambda product, home: None)
     #: how many compactions the product's own record holds (only a product with a compaction
     #: command, `CliProduct.compact_command`, is asked)
@@ -157,18 +159,26 @@ def _gemini_agent(product: CliProduct, common: Common, home: Path) -> Agent:
 RUNNERS: dict[str, CliRunner] = {
     claude_code.CLI: CliRunner(
         agent=lambda product, common, home: claude_code_agent(**common),
+        inspect_agent="claude_code",
         record=claude_code.home_calls,
         compactions=claude_code.compactions,
     ),
     codex.CLI: CliRunner(
         agent=_codex_agent,
+        inspect_agent="codex_cli",
         record=codex.home_calls,
         prepare=lambda product, home: seed_codex_catalog(product.version),
     ),
     opencode.CLI: CliRunner(
-        agent=_opencode_agent, record=opencode.home_calls, prepare=_seed_opencode_config
+        agent=_opencode_agent,
+        inspect_agent="opencode",
+        record=opencode.home_calls,
+        prepare=_seed_opencode_config,
     ),
     gemini_cli.CLI: CliRunner(
-        agent=_gemini_agent, record=gemini_cli.home_calls, prepare=_prepare_gemini
+        agent=_gemini_agent,
+        inspect_agent="gemini_cli",
+        record=gemini_cli.home_calls,
+        prepare=_prepare_gemini,
     ),
 }

@@ -16,14 +16,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from inspect_ai.util import ComposeConfig, ComposeService, SandboxEnvironmentSpec, sandbox
+from inspect_ai.util import (
+    ComposeConfig,
+    ComposeService,
+    ExecResult,
+    SandboxEnvironmentSpec,
+    sandbox,
+)
 
 from harness.agents.install import binary, tool
 from harness.errors import UsageError
@@ -104,6 +113,35 @@ class CliSandbox:
     def tools_bin(self) -> Path:
         """Where this todo-bench's commands are, as the CLI sees them."""
         return Path(IMAGE_TOOLS_BIN) if self.kind == "docker" else Path(sys.executable).parent
+
+    @contextlib.contextmanager
+    def episode_env(self, env: dict[str, str]) -> Iterator[None]:
+        """Local: while open, every command this sample's sandbox runs (inspect-swe's own,
+        finding the CLI on PATH, reading `$HOME`, writing the CLI's settings there; the bridge's
+        proxy; the CLI) runs with `env` under the command's own (`PATH` in front of this
+        process's). The local sandbox otherwise runs them with this process's environment,
+        which every episode of the process shares. A container has its own."""
+        if self.kind != "local":
+            yield
+            return
+        box = sandbox()
+        plain = box.exec
+        base = {**env, "PATH": env["PATH"] + os.pathsep + os.environ.get("PATH", "")}
+
+        async def exec(
+            cmd: list[str],
+            input: str | bytes | None = None,
+            cwd: str | None = None,
+            env: dict[str, str] | None = None,
+            **rest: Any,
+        ) -> ExecResult[str]:
+            return await plain(cmd, input, cwd, {**base, **(env or {})}, **rest)
+
+        box.exec = exec  # type: ignore[method-assign,assignment]  # this sample's instance only
+        try:
+            yield
+        finally:
+            del box.exec  # the class's again
 
     async def prepare(self, home: Path) -> None:
         """Docker: the container's HOME becomes a link to the episode's, and the host's user

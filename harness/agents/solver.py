@@ -12,10 +12,9 @@ paths, for a real model.
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from functools import partial
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSyste
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from harness import progress
+from harness.agents.bridge_ports import sample_bridge_ports
 from harness.agents.episode import (
     AFTER_COMPACTION,
     CliEpisode,
@@ -44,7 +44,6 @@ from harness.agents.hooked import (
 from harness.agents.runners import RUNNERS
 from harness.agents.sandboxes import CliSandbox
 from harness.agents.toolcmd import JOURNAL
-from harness.agents.turns import one_at_a_time
 from harness.agents.watchdog import Watchdog
 from harness.episode.record import EpisodeRecord, scenario_of
 from harness.products.catalog import OWN_FOLDERS
@@ -86,18 +85,12 @@ def cli_agent(product: CliProduct, kind: SandboxKind = "local") -> Solver:
         ended: str | None = None
         try:
             # each user turn may resume the session once more, each compaction twice (the
-            # command, then the task goes on): inspect-swe serves each run on one more port
+            # command, then the task goes on): inspect-swe serves each run on one more port,
+            # counted from the episode's own block on the host (a container has its own ports)
             runs = 1 + len(scenario.user_turns) + 2 * len(scenario.compactions)
-            # on the host, one CLI episode at a time, run with this process's environment; a
-            # container has its own ports and environment, so episodes there may overlap
             local = where.kind == "local"
-            async with one_at_a_time(runs=runs) if local else contextlib.nullcontext():
-                cache = str(home / ".cache")
-                with (
-                    host_env(PATH=path, HOME=str(home), XDG_CACHE_HOME=cache)
-                    if local
-                    else contextlib.nullcontext()
-                ):
+            async with sample_bridge_ports(runner.inspect_agent, runs) if local else _no_block():
+                with where.episode_env({**env, "XDG_CACHE_HOME": str(home / ".cache")}):
                     runner.prepare(product, home)
                     await where.prepare(home)
                     state = await _converse(agent, episode, watchdog, state, generate)
@@ -189,24 +182,6 @@ def _speak(state: TaskState, own: set[str | None], message: ChatMessage) -> None
     ] + [message]
 
 
-@contextlib.contextmanager
-def host_env(**values: str) -> Iterator[None]:
-    """The process's environment while a CLI runs: the local sandbox runs its commands with it.
-    inspect-swe finds a `version="sandbox"` CLI on its PATH, and writes the CLI's settings into
-    its `$HOME/.claude/` and its caches under the cache folder: the episode's fresh HOME, never
-    the user's own."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(
-        {
-            name: value + (os.pathsep + (saved[name] or "") if name == "PATH" else "")
-            for name, value in values.items()
-        }
-    )
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+@contextlib.asynccontextmanager
+async def _no_block() -> AsyncIterator[None]:
+    yield None
