@@ -31,9 +31,9 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 @pytest.fixture(autouse=True)
 def _grouped(request: pytest.FixtureRequest) -> None:
-    """Fail a test `--dist loadgroup` did not group: the heavy suite's real-CLI tests share
-    one machine lock, and spread over workers they wait on each other (pytest 9.2 with
-    pytest-xdist 3.8 grouped nothing, silently, and CI took minutes longer)."""
+    """Fail a test `--dist loadgroup` did not group: the heavy suite's grouped tests (the Ray
+    cluster's) share one cluster, and spread over workers they wait on each other (pytest 9.2
+    with pytest-xdist 3.8 grouped nothing, silently, and CI took minutes longer)."""
     node = request.node
     if (
         request.config.getoption("loadgroup", default=False)

@@ -27,7 +27,7 @@ from harness.run.task import build_task
 from tests.agents import docker_run  # noqa: F401  (registers the docker-run sandbox)
 from tests.models.sim.test_sim import check_fault_record
 
-pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
+pytestmark = [pytest.mark.heavy]
 
 
 def _missing() -> str | None:

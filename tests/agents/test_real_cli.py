@@ -29,7 +29,7 @@ from tests.agents import cli_script
 from tests.agents.wrapped import NetworkTrace
 from tests.models.sim.test_sim import check_fault_record
 
-pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
+pytestmark = [pytest.mark.heavy]
 
 try:
     binary(PRODUCTS["cli/claude-code-todowrite"])
@@ -91,8 +91,10 @@ def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_the
     except AgentMissing as missing:
         pytest.skip(f"{missing} (CI runs make agents first)")
     network = NetworkTrace(PRODUCTS[variant], tmp_path, monkeypatch)
+    logs = []
     if scenario is not None:
         oracle = _run(variant, scenario, "sim/oracle", tmp_path / "oracle")
+        logs.append(oracle)
         assert user_turns(oracle) == [[said]]
         (score,) = _scores(oracle)
         assert score["task_success"] == 1.0
@@ -106,7 +108,7 @@ def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_the
     sloppy = _run(variant, "near_duplicates", "sim/sloppy", tmp_path / "sloppy")
     totals, _ = check_fault_record([sloppy], variant, unsure_share=0.0)
     assert sum(totals.values()) > 0, "no fault made: the equality would prove nothing"
-    network.check()
+    network.check(*logs, sloppy)
 
 
 def test_a_stop_hook_s_refusal_sends_the_agent_back_to_work_through_the_product(

@@ -24,7 +24,7 @@ from tests.agents import cli_script
 from tests.agents.test_real_cli import _run, _scores, user_turns
 from tests.agents.wrapped import NetworkTrace
 
-pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
+pytestmark = pytest.mark.heavy
 
 Call = tuple[str, dict[str, Any]]
 MAIN = "def add(a, b):\n    return a + b\n"
@@ -124,4 +124,4 @@ def test_the_oracle_solves_a_scenario_through_the_cli_and_nothing_is_counted(
     assert score["todo_updates"] == 5.0 and score["rejected_updates"] == 0.0
     for fault in ("dropped_todos", "mutated_text", "false_todo_completions", "false_completion"):
         assert score[fault] == 0.0, fault
-    network.check()
+    network.check(log)

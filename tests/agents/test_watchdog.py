@@ -87,7 +87,7 @@ def test_a_stop_the_episode_raises_in_the_filter_ends_the_cli_at_once() -> None:
 def test_a_bridge_port_someone_holds_is_named_before_the_cli_starts() -> None:
     import socket
 
-    from harness.agents.turns import BridgePortTaken, check_port_free
+    from harness.agents.bridge_ports import BridgePortTaken, check_port_free
 
     holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     holder.bind(("127.0.0.1", 0))

@@ -11,9 +11,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from inspect_ai.log import EvalLog
 
-from harness.agents.install import AGENTS_DIR, binary, installed_version
-from harness.agents.turns import bridge_ports
+from harness._inspect_private import bridge_port_key
+from harness.agents.bridge_ports import BRIDGE_PORT, WIDTH
+from harness.agents.install import AGENTS_DIR, agents_dir, binary, installed_version
+from harness.agents.runners import RUNNERS
 from harness.products.catalog import PRODUCTS
 from harness.products.product import CliProduct
 
@@ -49,6 +52,9 @@ def wrapper_install(
     else:
         wrapper.write_text("#!/bin/sh\n" + script)
     wrapper.chmod(0o755)
+    brought = agents_dir() / "tools"  # what `make agents` brought beside the CLIs (rg, node)
+    if brought.is_dir() and not (folder / "tools").exists():
+        (folder / "tools").symlink_to(brought.resolve())
     monkeypatch.setenv(AGENTS_DIR, str(folder))
 
 
@@ -81,10 +87,10 @@ class NetworkTrace:
                 monkeypatch,
             )
 
-    def check(self) -> None:
-        """Every connect and sendto of the traced episodes was to the bridge: a loopback port
-        of one of the CLI's runs (a launch's trace file each; a version probe is one too, so
-        this bounds the runs from above)."""
+    def check(self, *logs: EvalLog) -> None:
+        """Every connect and sendto of the traced episodes (those of `logs`) was to the bridge:
+        a loopback port of one of the CLI's runs, from the start of the episode's own block of
+        ports to the last port inspect-swe counted in its sample store."""
         if not self.available:
             pytest.skip(
                 "strace is not installed (.ci/run installs it from Debian): the episode passed, "
@@ -94,6 +100,15 @@ class NetworkTrace:
         assert traces, "the CLI never ran under strace"
         addresses = [a for t in traces for a in reached(t.read_text(encoding="utf-8"))]
         assert addresses, "no connection to the bridge either: the trace saw nothing"
-        bridge = {(host, port) for host in LOOPBACK for port in bridge_ports(len(traces))}
+        key = bridge_port_key(RUNNERS[self.product.cli].inspect_agent)
+        lasts = [int(s.store[key]) for log in logs for s in log.samples or []]
+        assert lasts, "no episode of the logs counted a bridge port"
+        ports = {p for last in lasts for p in range(_block_start(last), last + 1)}
+        bridge = {(host, port) for host in LOOPBACK for port in ports}
         elsewhere = sorted({a for a in addresses if a not in bridge})
         assert elsewhere == [], f"reached beside the bridge: {elsewhere}"
+
+
+def _block_start(port: int) -> int:
+    """The first port of the block `port` is in (an episode's first run is served there)."""
+    return BRIDGE_PORT + (port - BRIDGE_PORT) // WIDTH * WIDTH

@@ -108,14 +108,10 @@ def hooks(tmp_path: Path) -> Hooks:
     return Hooks(tmp_path)
 
 
-def real_cli(product: CliProduct, bridge: bool = False) -> list[pytest.MarkDecorator]:
+def real_cli(product: CliProduct) -> list[pytest.MarkDecorator]:
     """The marks of a test of the real CLI outside any benchmark: heavy, skipped (saying why)
-    where the pinned binary is not installed; one CLI at a time (`xdist_group("cli-agents")`)
-    where it goes through inspect-swe's bridge (`bridge`: the machine's ports 3001...), not
-    where it runs the binary as a process of its own against a stub on a free port."""
+    where the pinned binary is not installed."""
     marks = [pytest.mark.heavy]
-    if bridge:
-        marks.append(pytest.mark.xdist_group("cli-agents"))
     try:
         binary(product)
     except AgentMissing as missing:

@@ -70,7 +70,6 @@ def test_a_benchmark_only_fix_is_refused(
 
 
 @pytest.mark.heavy
-@pytest.mark.xdist_group("cli-agents")  # through inspect-swe's bridge: one at a time
 def test_the_real_claude_code_installs_the_plugin_and_its_hooks_refuse_and_block(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,8 +16,10 @@ from inspect_ai import Task, eval
 from inspect_ai.agent import as_solver
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageTool, ChatMessageUser
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_swe import claude_code
 
+from harness.agents.bridge_ports import sample_bridge_ports
 from harness.agents.install import binary
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
@@ -27,7 +29,7 @@ from tests.agents import cli_script
 from tests.hooks.conftest import real_cli
 
 PRODUCT = PRODUCTS["cli/claude-code-todowrite"]
-pytestmark = real_cli(PRODUCT, bridge=True)
+pytestmark = real_cli(PRODUCT)
 
 
 def _todos(*rows: tuple[str, str]) -> dict[str, Any]:
@@ -42,6 +44,18 @@ TURNS: list[cli_script.Turn] = [
     lambda root: [("TodoWrite", _todos(("Write a.md", "completed"), ("Write b.md", "completed")))],
     None,
 ]
+
+
+@solver
+def on_own_ports(agent: Solver) -> Solver:
+    """`agent` (one Claude Code run) served on a bridge block of its own, as the benchmark's
+    episodes are: the heavy suite runs other CLI tests beside it."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        async with sample_bridge_ports("claude_code", runs=1):
+            return await agent(state, generate)
+
+    return solve
 
 
 def test_claude_code_meets_the_whitelist_the_injection_and_the_gate(
@@ -70,18 +84,20 @@ def meets_the_fixes(
     monkeypatch.setenv("PATH", path + os.pathsep + os.environ.get("PATH", ""))
     # inspect-swe writes the CLI's settings into the sandbox's $HOME: the test's, not the user's
     monkeypatch.setenv("HOME", str(home))
-    agent = as_solver(
-        claude_code(
-            version="sandbox",
-            model_config=PRODUCT.model_config_id,
-            cwd=str(project),
-            env={
-                **PRODUCT.env,
-                "HOME": str(home),
-                "PATH": path,
-                HOOK_JOURNAL: str(journal),
-                HOOK_STATE: str(tmp_path / "state"),
-            },
+    agent = on_own_ports(
+        as_solver(
+            claude_code(
+                version="sandbox",
+                model_config=PRODUCT.model_config_id,
+                cwd=str(project),
+                env={
+                    **PRODUCT.env,
+                    "HOME": str(home),
+                    "PATH": path,
+                    HOOK_JOURNAL: str(journal),
+                    HOOK_STATE: str(tmp_path / "state"),
+                },
+            )
         )
     )
     cli_script.play(TURNS)

@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-import pytest
-
 from harness.agents.install import binary
 from harness.cli import main
 from harness.hooks.hosts import HOSTS
@@ -113,7 +111,6 @@ def test_codex_runs_no_project_hook_it_was_not_told_to_trust(tmp_path: Path) -> 
     assert json.dumps(stub.requests[-1]).count("hook_prompt") == 0
 
 
-@pytest.mark.xdist_group("cli-agents")  # a board episode, through the bridge: one at a time
 def test_the_codex_gate_row_sends_the_sloppy_agent_back_to_work(tmp_path: Path) -> None:
     """The board's `cli/codex+gate` on long_list, where sim/sloppy claims done with work left
     (the bare `cli/codex` row ends on that false claim): Codex's Stop hook refuses it, the

@@ -24,7 +24,7 @@ from tests.cli.test_submissions import fired, redigest, rescored, verify
 from tests.helpers import ROOT
 
 ROW = "cli/claude-code-todowrite"
-pytestmark = [pytest.mark.heavy, pytest.mark.xdist_group("cli-agents")]
+pytestmark = [pytest.mark.heavy]
 
 try:
     binary(PRODUCTS[ROW])
