@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: agents agents-image install inspect-newest lock bench test test-slow test-fast lint perf perf-instructions perf-agents scaling cluster-scaling real-model clean regress baseline report paper site site-screenshots field-suite power-study
+.PHONY: agents agents-image install inspect-newest lock bench test test-slow test-fast lint perf perf-instructions perf-agents perf-agents-concurrency scaling cluster-scaling real-model clean regress baseline report paper site site-screenshots field-suite power-study
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,10 @@ perf: $(STAMP)
 # first; about 3 minutes)
 perf-agents: $(STAMP)
 	$(BIN)/python scripts/agents_perf.py
+
+# CLI episodes side by side: 1, 2, 4 and 8 at once with the simulated agent taking 5 s a request
+perf-agents-concurrency: $(STAMP)
+	$(BIN)/python scripts/agents_concurrency.py
 
 # the same comparison in instructions executed (valgrind's callgrind): deterministic where CPU
 # time on a shared machine is not; valgrind is installed from Debian if missing
