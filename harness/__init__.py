@@ -1,9 +1,9 @@
 """todo-bench: how LLM agents corrupt their own task lists, measured from state.
 
 The package is grouped into wings (the README's "Layout" is the map) over a ground floor of
-single modules (errors, filekind, matcher, metrics, paths, ports, progress, storage, tokens,
-versions, and the private _face and _inspect_private): `products` (each shipping coding agent
-declared once: its tools, folders, record and its parser, extension point, switches), `suite`
+single modules (cleanup, errors, filekind, matcher, metrics, paths, ports, progress, storage,
+tokens, versions, and the private _face and _inspect_private): `products` (each shipping coding
+agent declared once: its tools, folders, record and its parser, extension point, switches), `suite`
 (scenarios), `todo` (designs), `episode` (the agent loop and its gate), `sessions` (which
 product a session record is, and todo-bench's own logs), `hooks` (the seed's fixes as Claude
 Code hooks), `scoring`,

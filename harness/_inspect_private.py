@@ -35,6 +35,12 @@ inspect-newest` runs it against the newest releases the registry serves).
   0.2.72): inspect-swe serves a sample's CLI runs on consecutive local ports counted under a
   key of the sample store, from 3001 for every sample; an episode starts that count at its
   own block of ports (`agents/bridge_ports.py`), so that episodes run side by side.
+- `stop_local_sandbox_now` (`inspect_ai.util._sandbox.local.LocalSandboxEnvironment`, its
+  tools folder and `_SANDBOX_TOOLS_DIR_ENV`; `inspect_ai.util._sandbox._cli.SANDBOX_CLI`):
+  the local sandbox starts inspect's sandbox-tools server as a daemon (the bridge's model
+  proxy and the CLI hang from it) and stops it in its async sample cleanup, which a process cut
+  short by Ctrl-C does not reach; a CLI episode's process stops it the same way (the tools'
+  `stop-server`), synchronously, as it ends (`harness/cleanup.py`).
 - `outside_a_sample` (`inspect_ai.model._model.init_active_model`,
   `inspect_ai.log._transcript.init_transcript`): `todo-bench verify` re-runs a solver on a
   recorded transcript outside any eval (an eval would write logs and build the log's model); the
@@ -54,6 +60,7 @@ import inspect
 import json
 import logging
 import os
+import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -82,6 +89,7 @@ __all__ = [
     "reach",
     "sample_active",
     "quiet_bridge_warning",
+    "stop_local_sandbox_now",
     "tolerate_set_response",
     "without_provider_imports",
 ]
@@ -119,6 +127,8 @@ REACHES: tuple[Reach, ...] = (
     Reach("inspect-swe", "inspect_swe._codex_cli._bundled_catalog", "BUNDLED_CODEX_CATALOG"),
     Reach("inspect-swe", "inspect_swe._codex_cli.agentbinary", "_cached_catalog_path"),
     Reach("inspect-swe", "inspect_swe._util.sandbox", "SANDBOX_INSTALL_DIR"),
+    Reach("inspect-ai", "inspect_ai.util._sandbox._cli", "SANDBOX_CLI"),
+    Reach("inspect-ai", "inspect_ai.util._sandbox.local", "LocalSandboxEnvironment"),
 )
 
 
@@ -331,6 +341,25 @@ def seed_gemini_cli(binary: Path) -> None:
     fresh.unlink(missing_ok=True)
     fresh.symlink_to(binary.resolve())
     fresh.replace(link)
+
+
+def stop_local_sandbox_now(box: object, timeout: float, remove: bool) -> None:
+    """For a process ending before inspect's sample cleanup: stop the sandbox-tools server of
+    the local sandbox `box` as that cleanup does (`stop-server` with the sandbox's tools
+    folder); with `remove`, then remove the sandbox's folder. Synchronous; any other sandbox:
+    nothing."""
+    local = reach("inspect_ai.util._sandbox.local.LocalSandboxEnvironment")
+    if not isinstance(box, local):
+        return
+    tools = Path(box._sandbox_tools_dir)
+    try:
+        if tools.exists():
+            env = {**os.environ, local._SANDBOX_TOOLS_DIR_ENV: str(tools)}
+            command = [reach("inspect_ai.util._sandbox._cli.SANDBOX_CLI"), "stop-server"]
+            subprocess.run(command, env=env, cwd="/", capture_output=True, timeout=timeout)
+    finally:
+        if remove:
+            box.directory.cleanup()
 
 
 #: the logger of inspect's sandbox agent bridge service (its module's name)

@@ -32,7 +32,7 @@ WINGS = (
 )
 GROUND = {
     "metrics", "matcher", "paths", "progress", "storage", "tokens", "versions", "errors", "_face",
-    "_inspect_private", "PACKAGE_DIR", "filekind", "ports",
+    "_inspect_private", "PACKAGE_DIR", "filekind", "ports", "cleanup",
 }  # fmt: skip
 #: the one module that may import inspect's private modules
 INSPECT_PRIVATE = "harness._inspect_private"

@@ -21,7 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,9 @@ from inspect_ai.util import (
     sandbox,
 )
 
+from harness._inspect_private import stop_local_sandbox_now
 from harness.agents.install import binary, tool
+from harness.cleanup import SETTLE_WITHIN
 from harness.errors import UsageError
 from harness.products.product import CliProduct, SandboxKind
 from harness.results.provenance import code_hash, project_version
@@ -141,7 +143,32 @@ class CliSandbox:
         try:
             yield
         finally:
-            del box.exec  # the class's again
+            if box.__dict__.get("exec") is exec:  # not if the process is ending (`cut_short`)
+                del box.exec  # the class's again
+
+    def cut_short(self, *folders: Path) -> Callable[[bool], None]:
+        """What this sample's episode leaves behind if its process ends before the episode's
+        own cleanup and inspect's (`harness/cleanup.py`): local, the sandbox's sandbox-tools
+        server (a daemon, outside this process's tree, from which the bridge's proxy and the CLI
+        hang); when `final`, also the sandbox's folder and `folders`. A container is inspect's
+        to remove."""
+        box = sandbox() if self.kind == "local" else None
+
+        async def ending(cmd: list[str], *args: Any, **kwargs: Any) -> ExecResult[str]:
+            return ExecResult(False, 130, "", "not run: the process is ending (interrupted)")
+
+        def settle(final: bool) -> None:
+            try:
+                if box is not None:
+                    # nothing more runs in the sandbox: a command of the wind-down would start
+                    # its sandbox-tools server again, after this stop
+                    box.exec = ending  # type: ignore[method-assign]
+                    stop_local_sandbox_now(box, SETTLE_WITHIN, remove=final)
+            finally:
+                for folder in folders if final else ():
+                    shutil.rmtree(folder, ignore_errors=True)
+
+        return settle
 
     async def prepare(self, home: Path) -> None:
         """Docker: the container's HOME becomes a link to the episode's, and the host's user

@@ -22,7 +22,7 @@ from inspect_ai.agent import Agent, as_solver
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from harness import progress
+from harness import cleanup, progress
 from harness.agents.bridge_ports import sample_bridge_ports
 from harness.agents.episode import (
     AFTER_COMPACTION,
@@ -89,8 +89,9 @@ def cli_agent(product: CliProduct, kind: SandboxKind = "local") -> Solver:
             # counted from the episode's own block on the host (a container has its own ports)
             runs = 1 + len(scenario.user_turns) + 2 * len(scenario.compactions)
             local = where.kind == "local"
+            owed = cleanup.owed(where.cut_short(home, workspace.root))
             async with sample_bridge_ports(runner.inspect_agent, runs) if local else _no_block():
-                with where.episode_env({**env, "XDG_CACHE_HOME": str(home / ".cache")}):
+                with owed, where.episode_env({**env, "XDG_CACHE_HOME": str(home / ".cache")}):
                     runner.prepare(product, home)
                     await where.prepare(home)
                     state = await _converse(agent, episode, watchdog, state, generate)

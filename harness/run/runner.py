@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harness import progress, storage
+from harness import cleanup, progress, storage
 from harness.products.product import SandboxKind
 from harness.progress import RunProgress
 from harness.run import heap
@@ -115,6 +115,9 @@ def _prompt_interrupts() -> Iterator[None]:
     previous = signal.signal(signal.SIGINT, _raise_interrupt)
     try:
         yield
+    except KeyboardInterrupt:
+        cleanup.settle_now(final=True)  # the wind-down is over: what it started again too
+        raise
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -137,6 +140,7 @@ def end_interrupted_evals_after(seconds: float) -> None:
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    cleanup.settle_now(final=False)  # CLI episodes' servers: a worker ends GRACE s from now
     if _wind_down is not None and not _ending.is_set():
         _ending.set()
         # the coroutines the interrupt leaves unawaited are collected during the wind-down:
@@ -150,6 +154,7 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
 def _end_after(seconds: float) -> None:
     time.sleep(seconds)
     print("todo-bench: interrupted; rerun the same command to resume", file=sys.stderr, flush=True)
+    cleanup.settle_now(final=True)
     os._exit(130)
 
 
@@ -282,6 +287,7 @@ def _exit_with(parent: int) -> None:
     than run on as an orphan holding memory; the rerun resumes from the logs."""
     while os.getppid() == parent:
         time.sleep(0.5)
+    cleanup.settle_now(final=True)
     os._exit(1)
 
 
