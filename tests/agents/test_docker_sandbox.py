@@ -88,7 +88,19 @@ def test_the_sloppy_agent_s_faults_are_counted_from_the_product_s_record_in_a_co
     variant = "cli/claude-code-todowrite"
     task = build_task(variant=variant, scenarios="near_duplicates", cli_sandbox="docker")
     stand_in = SandboxEnvironmentSpec("docker-run", compose(share_dir()))
-    log = eval(task, model="sim/sloppy", sandbox=stand_in, display="none", log_dir=str(tmp_path))
+    # two episodes at once, a container each (issue 59): neither's counts cross the other's
+    log = eval(
+        task,
+        model="sim/sloppy",
+        sandbox=stand_in,
+        display="none",
+        log_dir=str(tmp_path),
+        epochs=2,
+        max_samples=2,
+    )
     assert log[0].status == "success", log[0].error
     totals, _ = check_fault_record(log, variant, unsure_share=0.0)
     assert sum(totals.values()) > 0, "no fault made: the equality would prove nothing"
+    first, second = log[0].samples or []
+    assert first.started_at and first.completed_at and second.started_at and second.completed_at
+    assert first.started_at < second.completed_at and second.started_at < first.completed_at
