@@ -12,7 +12,21 @@ summary and its renderings), `agents` (the shipping CLIs run as variants), `run`
 `run_benchmark`) and `cli`.
 """
 
-from pathlib import Path
+from __future__ import annotations
 
-#: the package's own folder (`harness/` in a checkout, in site-packages when installed)
-PACKAGE_DIR = Path(__file__).resolve().parent
+#: typing's own flag costs the import of typing (and re): mypy reads this one the same way
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def __getattr__(name: str) -> Path:
+    """`PACKAGE_DIR`, the package's own folder (`harness/` in a checkout, in site-packages when
+    installed), made on first use: importing pathlib costs every hook call about 15 ms, and the
+    hook program's warm path (`hooks/warm.py`) needs none of it."""
+    if name != "PACKAGE_DIR":
+        raise AttributeError(f"module 'harness' has no attribute {name!r}")
+    from pathlib import Path
+
+    globals()[name] = found = Path(__file__).resolve().parent
+    return found

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+from harness.hooks.warm import WARM_DIR
 
 
 def _encodable(text: str) -> str:
@@ -54,3 +60,13 @@ def _default_sigint() -> Iterator[None]:
     then never see its KeyboardInterrupt."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
+
+
+#: the hook program's warm servers (harness/hooks/warm.py) of this test process: a folder of its
+#: own, removed at the end, which ends each server within seconds (none outlives the tests)
+_WARM = Path(tempfile.mkdtemp(prefix="tb-warm-"))
+os.environ[WARM_DIR] = str(_WARM)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    shutil.rmtree(_WARM, ignore_errors=True)

@@ -37,6 +37,7 @@ from harness.hooks.hosts import HOSTS
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
+from harness.hooks.warm import WARM_DIR
 from harness.products import codex, opencode
 from harness.products.product import CliProduct
 from harness.suite.scenario import Scenario
@@ -72,6 +73,8 @@ def install_hooks(
     if product.cli == opencode.CLI:  # its plugin folder, with the SDK it would fetch at start
         seed_plugin_sdk(workspace / opencode.OWN_FOLDER, product)
     env = {HOOK_JOURNAL: str(home / "hooks.jsonl"), HOOK_STATE: str(home / "hook-state")}
+    # the hook program's warm server beside them: it ends once the episode's HOME is removed
+    env[WARM_DIR] = str(home / "hook-warm")
     if any(fix.startswith("gate") for fix in product.hooks):
         # the board's gates refuse until the turn budget is spent, as the harness's own +gate
         # and +heuristic do, so a row compares the fix and not its bound: the hook's own bound

@@ -16,7 +16,8 @@ product modules).
   scenario's subtasks (benchmark only), with a bounded number of refusals (`gate.py`).
 
 One entry point, `todo-bench-hook [--product codex|gemini-cli] FIX[,FIX...]` (`entry.py`),
-handles every event the chosen fixes use; `settings.py` writes them into a
+handles every event the chosen fixes use, answered by a warm server of itself where it can
+(`warm.py`, `warm_server.py`); `settings.py` writes them into a
 `.claude/settings.json`, a `.codex/hooks.json` or a `.gemini/settings.json`. The wing uses the
 harness's own stores, renderer, identity rule and trackers: no rule is implemented twice.
 """

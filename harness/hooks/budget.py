@@ -9,11 +9,13 @@ finish first, which is why the gate also bounds the text it reads (`gate.readabl
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-from collections.abc import Iterator
-from types import FrameType
+
+#: typing's own flag would import typing: mypy reads this one the same way
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import signal
+    from types import FrameType
 
 #: the environment variable that sets the budget in seconds (tests make it short)
 HOOK_BUDGET = "TODO_BENCH_HOOK_BUDGET"
@@ -36,17 +38,29 @@ def seconds() -> float:
     return value if 0 < value < 3600 else DEFAULT_BUDGET
 
 
-@contextlib.contextmanager
-def within(limit: float) -> Iterator[None]:
-    """Raise OverBudget in the block once `limit` seconds have passed."""
+class _Within:
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.previous: signal._HANDLER = None
 
-    def expire(signum: int, frame: FrameType | None) -> None:
-        raise OverBudget(f"not finished within its {limit:g} s budget")
+    def __enter__(self) -> None:
+        import signal
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, limit)
-    try:
-        yield
-    finally:
+        def expire(signum: int, frame: FrameType | None) -> None:
+            raise OverBudget(f"not finished within its {self.limit:g} s budget")
+
+        self.previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, self.limit)
+
+    def __exit__(self, *raised: object) -> None:
+        import signal
+
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGALRM, self.previous)
+
+
+def within(limit: float) -> _Within:
+    """Raise OverBudget in the block once `limit` seconds have passed. (A class, not
+    contextlib's decorator, and signal imported on entry: the warm client reads `seconds()`
+    from this module, and those imports would cost each hook call milliseconds.)"""
+    return _Within(limit)

@@ -6,23 +6,69 @@ Its own failure (bad arguments, unreadable input, a broken state file, anything 
 journaled and exits 1: every product treats that as a non-blocking error and lets the action
 through. It never exits 2, which would block the agent. Work that outlasts the hook's budget
 (`budget.py`) is answered before the product's timeout, saying so (`overrun.py`). It imports
-only what the event needs: a hook runs at every tool call, so its start-up is its cost.
+only what the event needs: a hook runs at every tool call, so its start-up is its cost; a warm
+server (`warm.py`) answers from rules imported once where it can.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The program: answered by the warm server where there is one (`warm.py`), else here."""
     # pydantic otherwise scans every installed package's entry points for plugins when the
     # first model is built: about a tenth of a hook's run, for plugins the hooks never use
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    args = sys.argv[1:] if argv is None else argv
+    if argv is not None or _usage(args) is not None:  # a caller in process; or a usage error
+        return answer(args, None)
+    try:
+        raw = sys.stdin.buffer.read()
+    except (OSError, ValueError):
+        return answer(args, None)  # reads again, fails and journals why
+    from harness.hooks import budget, warm
+
+    try:
+        reply = warm.ask(args, raw, budget.seconds() + warm.MARGIN)
+    except warm.ServerLost as lost:
+        return _failed(*_named(raw), (), lost)
+    if reply is None:
+        return answer(args, raw)
+    sys.stdout.write(reply.stdout)
+    sys.stderr.write(reply.stderr)
+    return reply.code
+
+
+def _named(raw: bytes) -> tuple[str, str]:
+    """The event's session and name, where its JSON gives them (for the journal)."""
+    import json
+
+    try:
+        event = json.loads(raw)
+    except (ValueError, RecursionError):
+        return "", ""
+    if not isinstance(event, dict):
+        return "", ""
+    return str(event.get("session_id") or ""), str(event.get("hook_event_name") or "")
+
+
+def _usage(args: list[str]) -> str | None:
+    """Why the arguments are not `[--product NAME] FIX[,FIX...]`; None if they are."""
+    if len(args) == 3 and args[0] == "--product":
+        args = args[2:]
+    if len(args) != 1:
+        return "usage: todo-bench-hook [--product NAME] FIX[,FIX...] (the event's JSON on stdin)"
+    return None
+
+
+def answer(args: list[str], raw: bytes | None) -> int:
+    """Answer one event in this process: `raw` is the event's JSON (None: read stdin)."""
+    import json
+
     from harness.hooks import budget, journal
 
-    args = sys.argv[1:] if argv is None else argv
     session, event = "", ""
     fixes: tuple[str, ...] = ()
     limit = budget.seconds()
@@ -34,16 +80,13 @@ def main(argv: list[str] | None = None) -> int:
         from harness.hooks.protocol import read_input
         from harness.hooks.state import session_state
 
-        product = DEFAULT
-        if len(args) == 3 and args[0] == "--product":
-            product, args = args[1], args[2:]
-        if len(args) != 1:
-            raise FixError(
-                "usage: todo-bench-hook [--product NAME] FIX[,FIX...] (the event's JSON on stdin)"
-            )
+        wrong = _usage(args)
+        if wrong is not None:
+            raise FixError(wrong)
+        product = args[1] if len(args) == 3 else DEFAULT
         into = host(product)
-        fixes = parse_fixes(args[0])
-        payload = read_input(sys.stdin.buffer.read())
+        fixes = parse_fixes(args[-1])
+        payload = read_input(sys.stdin.buffer.read() if raw is None else raw)
         session, event = payload.session_id, payload.hook_event_name
         # a subagent's list is not in the session's transcript: it starts from its own calls
         transcript = "" if payload.agent_id else payload.transcript_path
@@ -61,17 +104,24 @@ def main(argv: list[str] | None = None) -> int:
                 payload.tool_name, payload.tool_use_id, payload.agent_id,
             )  # fmt: skip
     except Exception as error:  # any failure lets the action through, and says why
-        text = _one_line(error)
-        try:
-            journal.record(session, event, fixes, "failed", text)
-        except Exception as unwritable:  # the journal itself failed: stderr is all that is left
-            text += f" (journal: {unwritable})"
-        print(f"todo-bench-hook: {text}", file=sys.stderr)
-        return 1
+        return _failed(session, event, fixes, error)
     if outcome.answer is not None:
         # ASCII: a lone surrogate in a list's text cannot fail the write to stdout
         print(json.dumps(outcome.answer))
     return 0
+
+
+def _failed(session: str, event: str, fixes: tuple[str, ...], error: BaseException) -> int:
+    """Journal a failure and say it on stderr: exit 1, which every product lets through."""
+    from harness.hooks import journal
+
+    text = _one_line(error)
+    try:
+        journal.record(session, event, fixes, "failed", text)
+    except Exception as unwritable:  # the journal itself failed: stderr is all that is left
+        text += f" (journal: {unwritable})"
+    print(f"todo-bench-hook: {text}", file=sys.stderr)
+    return 1
 
 
 def _one_line(error: BaseException) -> str:
