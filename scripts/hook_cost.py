@@ -1,6 +1,8 @@
 """What the Claude Code hooks cost per turn (docs/hooks.md): the wall time of one hook process
 for each event with a realistic payload (a session with an eight-item list; the program by its
-console script, as the settings name it), against a bare `python -c pass`; and the tokens of the
+console script, as the settings name it), answered cold (`TODO_BENCH_HOOK_WARM=0`: the rules
+imported by every call) and by the warm server (harness/hooks/warm.py), against a bare
+`python -c pass`; and the tokens of the
 context and refusals they add, by the harness's per-character estimate (`harness/tokens.py`,
 calibrated on a real tokenizer; the board's `injected_tokens` uses it too).
 
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.episode.prompts import INJECTED_LIST
+from harness.hooks import warm
 from harness.hooks.hosts import DEFAULT, HOSTS
 from harness.hooks.listlock import refusal
 from harness.hooks.state import HookState, apply_list
@@ -66,13 +69,27 @@ def _payloads(cwd: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def _time(command: list[str], payload: str, env: dict[str, str], runs: int) -> list[float]:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, input=payload, capture_output=True, text=True, env=env, check=True)
-        times.append((time.perf_counter() - start) * 1000)
-    return times
+def _time(command: list[str], payload: str, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, input=payload, capture_output=True, text=True, env=env, check=True)
+    return (time.perf_counter() - start) * 1000
+
+
+def _cell(times: list[float]) -> str:
+    return f"{statistics.median(times):.0f} ({statistics.quantiles(times, n=10)[-1]:.0f})"
+
+
+def _warm_up(program: str, env: dict[str, str], folder: Path) -> None:
+    """One call starts the warm server; wait until it listens."""
+    probe = {"session_id": "warm-up", "hook_event_name": "UserPromptSubmit", "prompt": "hi"}
+    subprocess.run([program, FIXES], input=json.dumps(probe), text=True, env=env,
+                   check=True, capture_output=True)  # fmt: skip
+    end = time.monotonic() + 30
+    while not warm.socket_path() or not any(folder.glob("*.sock")):
+        if time.monotonic() > end:
+            raise SystemExit("the warm server did not start within 30 s")
+        time.sleep(0.1)
+    time.sleep(1)  # its preload done
 
 
 def main() -> None:
@@ -84,28 +101,28 @@ def main() -> None:
     if options.items is not None:
         PLAN[:] = _long_plan(options.items)
     program = str(Path(sys.executable).parent / "todo-bench-hook")
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as sockets:
         env = {**os.environ, "TODO_BENCH_HOOK_STATE": tmp, "TODO_BENCH_HOOK_MAX_BLOCKS": "1000"}
+        cold = {**env, warm.WARM: "0"}
+        hot = {**env, warm.WARM_DIR: sockets}
+        os.environ[warm.WARM_DIR] = sockets  # for warm.socket_path() above
         seed = _payloads(tmp)["PreToolUse TodoWrite (L1+L2 check)"] | {
             "hook_event_name": "PostToolUse"
         }
-        subprocess.run(
-            [program, FIXES],
-            input=json.dumps(seed),
-            text=True,
-            env=env,
-            check=True,
-            capture_output=True,
-        )
-        print(f"| event | median ms | p90 ms |  (hook program: {FIXES}; {runs} runs each)")
+        subprocess.run([program, FIXES], input=json.dumps(seed), text=True, env=cold,
+                       check=True, capture_output=True)  # fmt: skip
+        _warm_up(program, hot, Path(sockets))
+        print(f"| event | cold: median ms (p90) | warm: median ms (p90) |  (hook program: "
+              f"{FIXES}; {runs} runs each, cold and warm alternating)")  # fmt: skip
         print("|---|---|---|")
-        bare = _time([sys.executable, "-c", "pass"], "", env, runs)
-        print(f"| bare `python -c pass` | {statistics.median(bare):.0f} | "
-              f"{statistics.quantiles(bare, n=10)[-1]:.0f} |")  # fmt: skip
+        bare = [_time([sys.executable, "-c", "pass"], "", env) for _ in range(runs)]
+        print(f"| bare `python -c pass` | {_cell(bare)} | |")
         for name, payload in _payloads(tmp).items():
-            times = _time([program, FIXES], json.dumps(payload), env, runs)
-            print(f"| {name} | {statistics.median(times):.0f} | "
-                  f"{statistics.quantiles(times, n=10)[-1]:.0f} |")  # fmt: skip
+            times: dict[str, list[float]] = {"cold": [], "warm": []}
+            for _ in range(runs):
+                times["cold"].append(_time([program, FIXES], json.dumps(payload), cold))
+                times["warm"].append(_time([program, FIXES], json.dumps(payload), hot))
+            print(f"| {name} | {_cell(times['cold'])} | {_cell(times['warm'])} |")
     state = HookState(session_id="cost")
     apply_list(state, HOSTS[DEFAULT], _todos(3))
     injected = INJECTED_LIST.format(rendered=render(state.items))
