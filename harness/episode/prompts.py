@@ -1,6 +1,5 @@
-"""Prompt text, kept as named, versioned constants so a change shows in diffs and results."""
-
-PROMPT_VERSION = "1"
+"""Prompt text, kept as named constants so a change shows in diffs; a change that reaches a
+model is a task version bump (`harness/versions.py`), which every result records."""
 
 SYSTEM = """You are a coding agent working in a sandboxed workspace directory.
 Use the workspace tools to do the task; every path is relative to the workspace.

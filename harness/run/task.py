@@ -11,7 +11,6 @@ from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.util import SandboxEnvironmentSpec
 
-from harness.episode import prompts
 from harness.episode.gate.heuristic import load_table
 from harness.episode.loop import todo_agent
 from harness.run.options import TaskOptions
@@ -66,10 +65,7 @@ def build_task(variant: Variant | str = "L0-rewrite", **options: Any) -> Task:
     if (cap := given.max_turns) is not None:
         pool = [s.model_copy(update={"max_turns": min(s.max_turns, cap)}) for s in pool]
     chosen_scenarios = select(pool, given.scenarios)
-    metadata: dict[str, object] = {
-        "variant": chosen.label,
-        "prompt_version": prompts.PROMPT_VERSION,
-    }
+    metadata: dict[str, object] = {"variant": chosen.label}
     if chosen.cli is not None:
         from harness.agents.sandboxes import spec as sandbox_spec
         from harness.agents.solver import cli_agent
