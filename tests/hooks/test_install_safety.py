@@ -223,6 +223,7 @@ def test_eight_installs_at_once_take_turns(places: tuple[Path, Path]) -> None:
 
 
 @pytest.mark.heavy
-def test_eight_installs_at_once_ten_times(places: tuple[Path, Path]) -> None:
+def test_eight_installs_at_once_six_times(places: tuple[Path, Path]) -> None:
+    """Six trials in CI (about 4 s each); 20 by hand on 2026-12-06 (docs/robustness.md)."""
     project, _ = places
-    _concurrent(project, _settings(project), 10)
+    _concurrent(project, _settings(project), 6)

@@ -126,15 +126,16 @@ def check_fault_record(
 
 
 #: the profiles and seeds the fault record is checked on (one test each, so xdist spreads them
-#: over cores), each run the whole suite under every headline design (about 30 s): two seeds
-#: of each profile that slips most, one of each that slips least, among them the seeds where the
-#: record once failed (sloppy 1 and 3, careful 3). 16 runs (five and three seeds) were a third of
+#: over cores), each run the whole suite under every headline design (about 30 s): the seeds
+#: where the record once failed (sloppy 1 and 3, careful 3), one of the profile that slips
+#: most, one of the agent in its own words. 16 runs (five and three seeds) were a third of
 #: make test-slow's time; the seeds left out all held on 2026-12-05 (chaotic 2 and sloppy 0
-#: again on 2026-12-06, then left out for CI's 30 minutes). The oracle injects nothing:
+#: again on 2026-12-06, then left out for CI's 30 minutes; chaotic 1 held in every CI run until
+#: it was left out for the four concurrent CLI episodes' test). The oracle injects nothing:
 #: test_oracle_is_perfect_on_every_variant_and_scenario holds it to zero faults on every
 #: scenario and every design, which is this check for it.
 FAULT_RECORD_RUNS = [
-    *(("chaotic", seed) for seed in range(2)),
+    ("chaotic", 0),
     *(("sloppy", seed) for seed in (1, 3)),
     ("careful", 3),
     ("own-words", 0),
