@@ -42,8 +42,12 @@ WARM = "TODO_BENCH_HOOK_WARM"
 WARM_DIR = "TODO_BENCH_HOOK_WARM_DIR"
 #: seconds the client waits past the hook's budget (the child answers within that budget)
 MARGIN = 3.0
-#: the longest socket path the kernel takes (sun_path is 108 bytes with its NUL)
-MAX_PATH = 107
+#: the longest socket path every kernel takes (sun_path: 108 bytes on Linux, 104 on macOS,
+#: its NUL included)
+MAX_PATH = 103
+#: seconds a server's lock file keeps others from being started: a server starting up (no
+#: second one while it imports), or one that failed to (one try a minute, not one a call)
+RESPAWN = 60.0
 #: what `ps` shows for the server
 TITLE = "todo-bench-hook warm server"
 _HEADER = struct.Struct("!II")
@@ -171,6 +175,13 @@ def _start(path: str) -> None:
     product waits for the hook's output to close), with this process's import path exactly,
     never the working folder's."""
     import subprocess
+    import time
+
+    try:
+        if time.time() - os.stat(f"{path}.lock").st_mtime < RESPAWN:
+            return
+    except OSError:  # no lock file: no server has started here, or the last one ended cleanly
+        pass
 
     code = (
         "import sys; sys.path[:] = sys.argv[3:]; from harness.hooks.warm_server import serve; "

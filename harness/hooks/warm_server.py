@@ -36,6 +36,7 @@ def serve(where: str) -> int:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return 0
+    os.utime(lock)  # its age tells clients a server is starting here (warm.RESPAWN)
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     _preload()
     with contextlib.suppress(FileNotFoundError):

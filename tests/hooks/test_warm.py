@@ -19,7 +19,7 @@ import pytest
 
 from harness.hooks.budget import HOOK_BUDGET
 from harness.hooks.state import HOOK_STATE
-from harness.hooks.warm import TITLE, WARM, WARM_DIR, stamp
+from harness.hooks.warm import RESPAWN, TITLE, WARM, WARM_DIR, stamp
 from harness.hooks.warm_server import WARM_IDLE
 from tests.hooks.conftest import Hooks, Reply, todos
 
@@ -155,9 +155,16 @@ def test_every_call_goes_to_the_server_once_it_is_up(hooks: Hooks, folder: Path)
     _until(lambda: not servers(folder, forks=True), "the killed server and its spare are gone")
     (dead,) = folder.glob("*.sock")
     assert not _listening(dead)
-    reply = hooks.run(
-        FIXES, hooks.todo_write("PostToolUse", todos(*PLAN)), **{WARM_DIR: str(folder)}
-    )
+    call = hooks.todo_write("PostToolUse", todos(*PLAN))
+    # within a minute of the dead server's start its lock file says "starting": answered cold,
+    # no new server (a server that cannot start is tried once a minute, not at every call)
+    reply = hooks.run(FIXES, call, **{WARM_DIR: str(folder)})
+    assert reply.code == 0 and reply.answer is not None
+    time.sleep(2)
+    assert not servers(folder, forks=True)
+    lock = dead.with_name(dead.name + ".lock")
+    os.utime(lock, (time.time() - RESPAWN - 1,) * 2)
+    reply = hooks.run(FIXES, call, **{WARM_DIR: str(folder)})
     assert reply.code == 0 and reply.answer is not None
     _until(lambda: len(servers(folder)) == 1 and _listening(dead), "a server in its place")
     assert servers(folder) != [pid]
