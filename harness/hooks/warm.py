@@ -135,17 +135,20 @@ def ask(args: list[str], raw: bytes, budget: float) -> Reply | None:
         conn.settimeout(budget)
         umask = os.umask(0o077)
         os.umask(umask)
-        call = {"args": args, "cwd": os.getcwd(), "env": dict(os.environ), "umask": umask}
-        head = marshal.dumps(call)
         try:
-            send(conn, head, raw)
+            here = os.getcwd()
+        except OSError:  # a working folder that is gone: the cold program says what it can
+            return None
+        call = {"args": args, "cwd": here, "env": dict(os.environ), "umask": umask}
+        try:
+            send(conn, marshal.dumps(call), raw)
             answer, _ = receive(conn)
+            reply = marshal.loads(answer)
+            return Reply(int(reply["code"]), str(reply["stdout"]), str(reply["stderr"]))
         except TimeoutError as late:
             raise ServerLost(f"the warm hook server gave no answer within {budget:g} s") from late
-        except (OSError, ValueError):  # the child died before answering: answer in process
-            return None
-        reply = marshal.loads(answer)
-        return Reply(int(reply["code"]), str(reply["stdout"]), str(reply["stderr"]))
+        except (OSError, ValueError, EOFError, TypeError, KeyError):
+            return None  # the child died before answering, or garbled it: answer in process
     finally:
         conn.close()
 

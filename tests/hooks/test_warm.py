@@ -5,10 +5,13 @@ never outlives its folder or its idle time."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +24,7 @@ from harness.hooks.budget import HOOK_BUDGET
 from harness.hooks.state import HOOK_STATE
 from harness.hooks.warm import RESPAWN, TITLE, WARM, WARM_DIR, stamp
 from harness.hooks.warm_server import WARM_IDLE
+from tests.helpers import ROOT
 from tests.hooks.conftest import Hooks, Reply, todos
 
 FIXES = "textlock,whitelist,inject,gate-heuristic"
@@ -226,3 +230,23 @@ def test_a_changed_file_of_the_package_names_another_server(tmp_path: Path) -> N
     assert stamp(str(package)) == first
     (package / "sub" / "rules.yaml").write_text("a: 22\n")
     assert stamp(str(package)) != first
+
+
+def test_a_call_from_a_folder_that_is_gone_is_answered_without_a_traceback(
+    hooks: Hooks, folder: Path
+) -> None:
+    _up(folder)
+    gone = hooks.tmp / "gone"
+    gone.mkdir()
+    payload = json.dumps(hooks.todo_write("PostToolUse", todos(*PLAN)))
+    script = f'cd "{gone}" && rmdir "{gone}" && exec "$0" -m harness.hooks "$1"'
+    done = subprocess.run(
+        ["sh", "-c", script, sys.executable, FIXES],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env={**hooks.env, WARM_DIR: str(folder), "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
