@@ -42,16 +42,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _named(raw: bytes) -> tuple[str, str]:
-    """The event's session and name, where its JSON gives them (for the journal)."""
-    import json
+    """The event's session and name, where it reads as an event (for the journal)."""
+    from harness.hooks.protocol import read_input
 
     try:
-        event = json.loads(raw)
-    except (ValueError, RecursionError):
+        payload = read_input(raw)
+    except Exception:  # not an event: the journal line goes without them
         return "", ""
-    if not isinstance(event, dict):
-        return "", ""
-    return str(event.get("session_id") or ""), str(event.get("hook_event_name") or "")
+    return payload.session_id, payload.hook_event_name
 
 
 def _usage(args: list[str]) -> str | None:

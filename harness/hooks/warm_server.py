@@ -134,7 +134,6 @@ def _preload() -> None:
 
 def _child(conn: socket.socket) -> None:
     """Run one call as its own process would, and answer; never returns."""
-    code = 1
     try:
         conn.settimeout(None)
         head, raw = receive(conn)
