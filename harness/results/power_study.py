@@ -33,7 +33,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from harness.metrics import BY_NAME
 from harness.results.power import simulated_power, smallest
-from harness.results.sequential import final, look, undecided
+from harness.results.sequential import DEFAULT_RULE, Rule, final, look, undecided
 from harness.results.summary import EpisodeScores, Look, Stat, Summary, VariantSummary
 
 #: variant -> scenario -> the values of its episodes, in epoch order
@@ -133,25 +133,36 @@ def sequential_run(
     batch: int,
     looks: int,
     alpha: float,
-    sign_flip: bool = True,
+    rule: Rule = DEFAULT_RULE,
 ) -> SequentialOutcome:
     """One sequential run of `base` against `new` (each: scenario -> its drawn episodes in the
     order they would be run, at least batch x looks each) watching `metrics`, alpha shared
-    equally by the comparisons (Bonferroni, as `run --until-decided` does). `sign_flip=False`:
-    the gate without its sign-flip bound (the method before it)."""
+    equally by the comparisons (Bonferroni, as `run --until-decided` does), deciding by
+    `rule`."""
     comparisons = [("base", "new", m) for m in metrics]
+    return board_run({"base": base, "new": new}, comparisons, batch, looks, alpha, {}, rule)
+
+
+def board_run(
+    sides: dict[str, dict[str, list[dict[str, float]]]],
+    comparisons: list[tuple[str, str, str]],
+    batch: int,
+    looks: int,
+    alpha: float,
+    tolerance: dict[str, float],
+    rule: Rule = DEFAULT_RULE,
+) -> SequentialOutcome:
+    """One sequential run of several variants (`sides`: variant -> scenario -> its drawn
+    episodes in run order) watching `comparisons` (base, new, metric), alpha shared equally
+    (Bonferroni), each look `harness.results.sequential.look` with `tolerance` and `rule`,
+    stopping when `undecided` is 0: the run `run --until-decided` makes."""
     done: list[Look] = []
+    alpha_each = alpha / len(comparisons)
     for k in range(1, looks + 1):
         n = batch * k
-        summary = _summary(
-            {
-                "base": {s: rows[:n] for s, rows in base.items()},
-                "new": {s: rows[:n] for s, rows in new.items()},
-            },
-            n,
-        )
-        alpha_each = alpha / len(comparisons)
-        done.append(look(summary, comparisons, k, looks, alpha_each, {}, done, None, sign_flip))
+        drawn = {v: {s: rows[:n] for s, rows in by.items()} for v, by in sides.items()}
+        summary = _summary(drawn, n)
+        done.append(look(summary, comparisons, k, looks, alpha_each, tolerance, done, None, rule))
         if undecided(done[-1]) == 0:
             break
     decisions = final(done)
@@ -179,11 +190,11 @@ def aa_sequential(
     looks: int,
     alpha: float,
     seed: int,
-    sign_flip: bool = True,
+    rule: Rule = DEFAULT_RULE,
 ) -> tuple[Rate, list[SequentialOutcome]]:
     """A/A: `variant` against itself, each side batch x looks epochs per scenario drawn from
     disjoint pool epochs; the rate of runs with any comparison decided better or worse (the
-    same draws for either `sign_flip`)."""
+    same draws for every `rule`)."""
     need = batch * looks
     if pool_epochs({variant: pool[variant]}) < 2 * need:
         raise ValueError(f"A/A needs {2 * need} pool epochs per scenario ({batch} x {looks} x 2)")
@@ -192,7 +203,7 @@ def aa_sequential(
         rows = pool[variant]
         a = {s: [rows[s][i] for i in order[s][:need]] for s in rows}
         b = {s: [rows[s][i] for i in order[s][need : 2 * need]] for s in rows}
-        outcomes.append(sequential_run(a, b, metrics, batch, looks, alpha, sign_flip))
+        outcomes.append(sequential_run(a, b, metrics, batch, looks, alpha, rule))
     alarms = sum(any(alarm(v) for v in o.verdicts) for o in outcomes)
     return rate(alarms, reps), outcomes
 
@@ -294,10 +305,11 @@ def ab_sequential(
     looks: int,
     alpha: float,
     seed: int,
+    rule: Rule = DEFAULT_RULE,
 ) -> tuple[Rate, float, Rate]:
-    """A/B: `base` against `new` on the same pool epochs, one comparison watched at `alpha`:
-    (power: the share decided the right way, mean episodes used, the share decided the wrong
-    way)."""
+    """A/B: `base` against `new` on the same pool epochs, one comparison watched at `alpha`,
+    decided by `rule`: (power: the share decided the right way, mean episodes used, the share
+    decided the wrong way)."""
     need = batch * looks
     if pool_epochs({base: pool[base], new: pool[new]}) < need:
         raise ValueError(f"A/B needs {need} pool epochs per scenario ({batch} x {looks})")
@@ -307,7 +319,7 @@ def ab_sequential(
     for order in _orders(pool, base, reps, seed):
         a = {s: [rows[i] for i in order[s][:need]] for s, rows in pool[base].items()}
         b = {s: [rows[i] for i in order[s][:need]] for s, rows in pool[new].items()}
-        outcomes.append(sequential_run(a, b, [metric], batch, looks, alpha))
+        outcomes.append(sequential_run(a, b, [metric], batch, looks, alpha, rule))
     right = sum(o.verdicts[0] == want for o in outcomes)
     wrong = sum(o.verdicts[0] in ("better", "worse") and o.verdicts[0] != want for o in outcomes)
     mean_episodes = float(np.mean([o.episodes for o in outcomes]))
@@ -356,3 +368,99 @@ def fixed_on_suite(
 
     epochs = smallest(reaches, 1, most)
     return epochs, None if epochs is None else found[epochs]
+
+
+class SequentialDesign(BaseModel):
+    """The smallest sequential run of one-epoch batches that reaches a power: its planned
+    looks, its power, how often it decided the wrong way and its mean episodes."""
+
+    looks: int
+    power: Rate
+    wrong_way: Rate
+    mean_episodes: float
+
+
+def sequential_on_suite(
+    pool: Pool,
+    base: str,
+    new: str,
+    metric: str,
+    power: float,
+    alpha: float,
+    reps: int,
+    most: int,
+    seed: int,
+    rule: Rule = DEFAULT_RULE,
+) -> SequentialDesign | None:
+    """The fewest planned looks of one epoch each (2 to `most`) whose sequential run, decided
+    by `rule`, decides the comparison the right way in at least `power` of `reps` A/B draws
+    (the same draws at every size, as `fixed_on_suite`); None when `most` do not."""
+    found: dict[int, SequentialDesign] = {}
+
+    def reaches(looks: int) -> bool:
+        right, mean, wrong = ab_sequential(
+            pool, base, new, metric, reps, 1, looks, alpha, seed, rule
+        )
+        found[looks] = SequentialDesign(
+            looks=looks, power=right, wrong_way=wrong, mean_episodes=mean
+        )
+        return right.rate >= power
+
+    looks = smallest(reaches, 2, most)
+    return None if looks is None else found[looks]
+
+
+class BoardOutcome(BaseModel):
+    """Repeated sequential runs of a whole board (several comparisons watched at once): per
+    comparison the share decided the right way (a true difference: its direction; none: not
+    decided better or worse) and the share decided the wrong way (a difference that is not
+    there, or the opposite direction), the share of runs that stopped before their budget and
+    the mean episodes."""
+
+    right: list[Rate]
+    wrong: list[Rate]
+    stopped_early: Rate
+    mean_episodes: float
+
+
+def board_sequential(
+    pool: Pool,
+    comparisons: list[tuple[str, str, str]],
+    reps: int,
+    looks: int,
+    alpha: float,
+    seed: int,
+    tolerance: dict[str, float],
+    rule: Rule = DEFAULT_RULE,
+) -> BoardOutcome:
+    """`reps` sequential runs of one-epoch batches of every variant the comparisons name, on
+    the same pool epochs (paired), against the pool's truth."""
+    variants = sorted({v for b, n, _ in comparisons for v in (b, n)})
+    effects = [truth(pool, b, n, m) for b, n, m in comparisons]
+    outcomes = []
+    for order in _orders(pool, variants[0], reps, seed):
+        sides = {
+            v: {s: [rows[i] for i in order[s][:looks]] for s, rows in pool[v].items()}
+            for v in variants
+        }
+        outcomes.append(board_run(sides, comparisons, 1, looks, alpha, tolerance, rule))
+
+    def right(effect: float, metric: str, verdict: str) -> bool:
+        return not alarm(verdict) if effect == 0 else verdict == right_way(metric, effect)
+
+    def wrong(effect: float, metric: str, verdict: str) -> bool:
+        return alarm(verdict) and (effect == 0 or verdict != right_way(metric, effect))
+
+    per = list(zip(effects, [m for _, _, m in comparisons], strict=True))
+    return BoardOutcome(
+        right=[
+            rate(sum(right(e, m, o.verdicts[i]) for o in outcomes), reps)
+            for i, (e, m) in enumerate(per)
+        ],
+        wrong=[
+            rate(sum(wrong(e, m, o.verdicts[i]) for o in outcomes), reps)
+            for i, (e, m) in enumerate(per)
+        ],
+        stopped_early=rate(sum(o.looks < looks for o in outcomes), reps),
+        mean_episodes=float(np.mean([o.episodes for o in outcomes])),
+    )

@@ -49,21 +49,45 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import get_args
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 from scipy import stats as sps
 from scipy.optimize import brentq
 
 from harness.metrics import BY_NAME
 from harness.results.power import paired, variance_components
-from harness.results.summary import Look, LookDecision, Summary, Verdict
+from harness.results.summary import Futility, Look, LookDecision, Spending, Summary, Verdict
 
+#: the spending functions `--spending` offers, by name: what the method line calls each
+SPENDING_NAMES: dict[Spending, str] = {
+    "obrien-fleming": "O'Brien-Fleming-type",
+    "pocock": "Pocock-type",
+}
+assert set(SPENDING_NAMES) == set(get_args(Spending))
+DEFAULT_SPENDING: Spending = "obrien-fleming"
 METHOD = (
     "group-sequential: Lan-DeMets O'Brien-Fleming-type alpha spending over the planned looks, "
     "repeated confidence intervals (paired differences, pooled within-scenario variance; "
     "critical value the larger of the t-adjusted bound and the sign-flip bound), Bonferroni "
     "across comparisons"
 )
+
+
+def method(kind: Spending = DEFAULT_SPENDING, futility: Futility | None = None) -> str:
+    """The method line of a sequential record: METHOD for the default rule (the line every
+    earlier run wrote), the spending function and the futility stop named otherwise."""
+    text = METHOD.replace(SPENDING_NAMES[DEFAULT_SPENDING], SPENDING_NAMES[kind])
+    if futility is not None:
+        text += (
+            f"; non-binding futility: a comparison stops undecided-for-good (futile) when its "
+            f"conditional power at the last planned look, were the difference its MDE either "
+            f"way, is below {futility.threshold:g}"
+        )
+    return text
+
+
 #: grid points of the numerical integration between looks (odd, for Simpson's rule)
 GRID = 801
 #: sign vectors drawn per look besides the observed one (10,000 in all, as `compare`'s
@@ -74,9 +98,14 @@ SEED = 0
 Comparison = tuple[str, str, str]
 
 
-def spending(fraction: float, alpha: float) -> float:
-    """Two-sided alpha spent by information `fraction` (0 < t <= 1): alpha / 2 per side, each
-    side O'Brien-Fleming-type, 2 - 2 Phi(z_{alpha/4} / sqrt(t))."""
+def spending(fraction: float, alpha: float, kind: Spending = DEFAULT_SPENDING) -> float:
+    """Two-sided alpha spent by information `fraction` (0 < t <= 1), alpha / 2 per side.
+    O'Brien-Fleming-type (Lan and DeMets 1983): each side 2 - 2 Phi(z_{alpha/4} / sqrt(t)),
+    almost nothing early; Pocock-type (Lan and DeMets 1983; gsDesign's sfLDPocock): alpha
+    ln(1 + (e - 1) t), spent nearly evenly, so a large difference stops a run sooner at the
+    price of a higher last bound (more looks are planned for the same power)."""
+    if kind == "pocock":
+        return alpha * math.log(1 + (math.e - 1) * fraction)
     return 2 * 2 * float(sps.norm.sf(sps.norm.isf(alpha / 4) / math.sqrt(fraction)))
 
 
@@ -100,9 +129,9 @@ def _next_boundary(grid: np.ndarray, mass: np.ndarray, t: float, sd: float, targ
 
 
 @lru_cache(maxsize=32)
-def boundaries(looks: int, alpha: float) -> tuple[float, ...]:
+def boundaries(looks: int, alpha: float, kind: Spending = DEFAULT_SPENDING) -> tuple[float, ...]:
     """The |z| critical value of each of `looks` equally spaced looks, spending `alpha`
-    (two-sided) by `spending`. The probability of crossing at each look given no earlier
+    (two-sided) by `spending` of `kind`. The probability of crossing at each look given no earlier
     crossing is integrated numerically over the score process's independent increments (the
     recursion of Armitage, McPherson and Rowe; Jennison and Turnbull 2000, ch. 19) and each
     value solved for with scipy's brentq."""
@@ -111,7 +140,7 @@ def boundaries(looks: int, alpha: float) -> tuple[float, ...]:
     spent, before = 0.0, 0.0
     grid, mass = np.zeros(1), np.zeros(1)  # density of the score still inside, times weights
     for t in fractions:
-        target = spending(t, alpha) - spent
+        target = spending(t, alpha, kind) - spent
         if not out:
             c = float(sps.norm.isf(target / 2))
         else:
@@ -181,7 +210,11 @@ def _path(pairs: list[tuple[str, int, float]], looks: int, signs: int) -> np.nda
 
 
 def sign_flip_bound(
-    pairs: list[tuple[str, int, float]], number: int, planned: int, alpha: float
+    pairs: list[tuple[str, int, float]],
+    number: int,
+    planned: int,
+    alpha: float,
+    kind: Spending = DEFAULT_SPENDING,
 ) -> float:
     """The critical value of look `number` of `planned` for the studentized statistic, from its
     sign-flip distribution: with the observed signs and RESAMPLES drawn sign vectors, the
@@ -194,13 +227,59 @@ def sign_flip_bound(
     crossed = 0
     bound = 0.0
     for j in range(number):
-        allowed = math.floor(spending((j + 1) / planned, alpha) * len(path) + 1e-9) - crossed
+        spent = spending((j + 1) / planned, alpha, kind)
+        allowed = math.floor(spent * len(path) + 1e-9) - crossed
         left = np.sort(path[alive, j])[::-1]
         bound = float(left[allowed]) if allowed < len(left) else 0.0
         hit = alive & (path[:, j] > bound)
         alive &= ~hit
         crossed += int(hit.sum())
     return bound
+
+
+class Rule(BaseModel):
+    """How a sequential run decides: its spending function, its futility stop (None: none)
+    and whether the sign-flip bound is kept (False: the method before it, kept so that the
+    power study can show what the bound changes)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    spending: Spending = DEFAULT_SPENDING
+    futility: Futility | None = None
+    sign_flip: bool = True
+
+
+#: the rule every run before `--spending` and `--futility` used
+DEFAULT_RULE = Rule()
+
+
+def conditional_power(
+    effect: float, last_stderr: float, critical: float, fraction: float, truth: float
+) -> float:
+    """The chance that the last look's statistic crosses +-`critical`, given the mean paired
+    difference `effect` now, at information `fraction` of the last look's, were the rest of
+    the run's differences of mean `truth` (Lan and Wittes 1988, the B-value: the last
+    statistic is normal with mean (t effect + (1 - t) truth) / se_K and variance 1 - t, where
+    se_K, `last_stderr`, is the last look's standard error)."""
+    mean = (fraction * effect + (1 - fraction) * truth) / last_stderr
+    spread = math.sqrt(1 - fraction)
+    return float(
+        sps.norm.sf((critical - mean) / spread) + sps.norm.cdf((-critical - mean) / spread)
+    )
+
+
+def _last_look(
+    within: float, n: int, k: int, number: int, planned: int, alpha: float, rule: Rule
+) -> tuple[float, float]:
+    """The last planned look's standard error and t-adjusted critical value, its pairs
+    projected from this look's (equal batches) and its within-scenario variance taken as this
+    look's: the pseudo-pair weighs as it will then, not as it does now (the sign-flip bound
+    of a look not yet taken is not known)."""
+    pairs = round(n * planned / number)
+    df = pairs - k + 1
+    stderr = math.sqrt((within * (pairs - k) + 2.0) / df / pairs)
+    level = float(sps.norm.sf(boundaries(planned, alpha, rule.spending)[-1]))
+    return stderr, float(sps.t.isf(level, df))
 
 
 def decide(
@@ -210,13 +289,18 @@ def decide(
     planned: int,
     alpha: float,
     tolerance: float,
-    sign_flip: bool = True,
+    rule: Rule = DEFAULT_RULE,
 ) -> LookDecision:
-    """One comparison at look `number` of `planned` (spending `alpha`): the repeated
+    """One comparison at look `number` of `planned` (spending `alpha` by `rule`): the repeated
     confidence interval and what it shows. A comparison without a paired episode is a
     ValueError (a look is only taken at a complete batch, where every variant has every
-    episode). `sign_flip=False` leaves out the sign-flip bound: the method before it, kept
-    so that the power study can show what the bound changes."""
+    episode).
+
+    With a futility stop, a comparison the interval leaves undecided before the last look is
+    futile when, were the difference its metric's MDE in either direction from here on, the
+    last look would decide it with a chance below the threshold (`conditional_power`). The stop
+    is non-binding: the efficacy bounds are those without it, so it can only lower the chance
+    of a false decision."""
     base, new, metric = comparison
     variants = {v.variant: v for v in summary.variants}
     if base not in variants or new not in variants:
@@ -236,18 +320,29 @@ def decide(
     stderr = math.sqrt(pooled / n)
     # the normal boundary's nominal level, kept at the look's t quantile (Jennison and
     # Turnbull's significance-level approach), and the sign-flip bound: the larger of the two
-    level = float(sps.norm.sf(boundaries(planned, alpha)[number - 1]))
+    level = float(sps.norm.sf(boundaries(planned, alpha, rule.spending)[number - 1]))
     critical = float(sps.t.isf(level, df))
-    if sign_flip:
-        critical = max(critical, sign_flip_bound(pairs, number, planned, alpha))
+    if rule.sign_flip:
+        critical = max(critical, sign_flip_bound(pairs, number, planned, alpha, rule.spending))
     half = critical * stderr
     low, high = effect - half, effect + half
     verdict: Verdict = "undecided"
+    power: float | None = None
     if low > 0 or high < 0:
         higher_is_better = BY_NAME[metric].direction != "lower"
         verdict = "better" if (low > 0) == higher_is_better else "worse"
     elif tolerance > 0 and -tolerance <= low and high <= tolerance:
         verdict = "within tolerance"
+    elif rule.futility is not None and number < planned and metric in rule.futility.mde and n > k:
+        # n > k: a look with one pair per scenario has no within-scenario variance to project
+        last_stderr, last = _last_look(within, n, k, number, planned, alpha, rule)
+        mde = rule.futility.mde[metric]
+        fraction = number / planned
+        power = max(
+            conditional_power(effect, last_stderr, last, fraction, truth) for truth in (mde, -mde)
+        )
+        if power < rule.futility.threshold:
+            verdict = "futile"
     return LookDecision(
         base=base,
         new=new,
@@ -258,6 +353,7 @@ def decide(
         ci_low=round(low, 6),
         ci_high=round(high, 6),
         verdict=verdict,
+        conditional_power=None if power is None else round(power, 6),
     )
 
 
@@ -270,11 +366,11 @@ def look(
     tolerance: dict[str, float],
     earlier: list[Look],
     cost_usd: float | None,
-    sign_flip: bool = True,
+    rule: Rule = DEFAULT_RULE,
 ) -> Look:
-    """Look `number` of `planned` at the run so far; a comparison decided at an earlier look
-    keeps that decision. `sign_flip`: as `decide`'s."""
-    boundary = boundaries(planned, alpha_each)[number - 1]
+    """Look `number` of `planned` at the run so far, deciding by `rule`; a comparison decided
+    at an earlier look keeps that decision."""
+    boundary = boundaries(planned, alpha_each, rule.spending)[number - 1]
     decisions = []
     for comparison in comparisons:
         first = next(
@@ -288,7 +384,7 @@ def look(
             planned,
             alpha_each,
             tolerance.get(comparison[2], 0.0),
-            sign_flip,
+            rule,
         )
         if first is not None:
             fresh = fresh.model_copy(update={"verdict": first.verdict})
@@ -300,7 +396,7 @@ def look(
         episodes=sum(v.episodes for v in summary.variants),
         cost_usd=None if cost_usd is None else round(cost_usd, 6),
         boundary=round(boundary, 6),
-        alpha_spent=round(spending(number / planned, alpha_each), 9),
+        alpha_spent=round(spending(number / planned, alpha_each, rule.spending), 9),
         decisions=decisions,
     )
 

@@ -14,6 +14,10 @@ def _interval(d: LookDecision) -> str:
     return f"{d.effect:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]"
 
 
+def _power(d: LookDecision) -> str:
+    return "-" if d.conditional_power is None else f"{d.conditional_power:.3f}"
+
+
 def headline(record: SequentialRecord) -> str:
     """One line: how the run stopped and why."""
     return (
@@ -23,6 +27,7 @@ def headline(record: SequentialRecord) -> str:
 
 def section(record: SequentialRecord, tablefmt: str = "github", looks: bool = True) -> str:
     """The stop line, the method, the decisions (and, with `looks`, every look's)."""
+    futility = record.futility is not None
     decisions = tabulate(
         [
             [
@@ -32,10 +37,19 @@ def section(record: SequentialRecord, tablefmt: str = "github", looks: bool = Tr
                 d.decided_at or "-",
                 d.pairs,
                 _interval(d),
+                *([_power(d)] if futility else []),
             ]
             for d in record.decisions
         ],
-        headers=["base -> new", "metric", "decision", "at look", "pairs", "effect [RCI]"],
+        headers=[
+            "base -> new",
+            "metric",
+            "decision",
+            "at look",
+            "pairs",
+            "effect [RCI]",
+            *(["cond. power at MDE"] if futility else []),
+        ],
         tablefmt=tablefmt,
         disable_numparse=True,
     )

@@ -170,12 +170,22 @@ class RunRecord(BaseModel):
 
 #: a watched comparison's state at a look: a difference shown either way, no difference beyond
 #: the tolerance shown, or neither yet
-Verdict = Literal["better", "worse", "within tolerance", "undecided"]
+Verdict = Literal["better", "worse", "within tolerance", "futile", "undecided"]
+#: a sequential run's alpha spending function (`run --spending`)
+Spending = Literal["obrien-fleming", "pocock"]
 #: why a sequential run stopped
 StopReason = Literal["decided", "max batches", "max episodes", "max cost", "incomplete"]
 
 
-class LookDecision(BaseModel):
+class Futility(BaseModel):
+    """A sequential run's futility stop (`run --futility P --mde ...`)."""
+
+    threshold: float = Field(gt=0, lt=1, description="conditional power below which to stop")
+    #: per watched metric, the smallest difference worth finding (a magnitude, either way)
+    mde: dict[str, float]
+
+
+class LookDecision(_OmitsAbsent):
     """One watched comparison (new - base on a metric) at one look of a sequential run."""
 
     base: str
@@ -189,6 +199,12 @@ class LookDecision(BaseModel):
     verdict: Verdict
     #: the look that first decided it (its verdict stands from then on); None: undecided
     decided_at: int | None = None
+    conditional_power: float | None = Field(
+        None, description="with a futility stop: the chance the last look decides, at the MDE"
+    )
+
+    # a run without a futility stop writes its looks as before the field
+    _absent_when_none: ClassVar[tuple[str, ...]] = ("conditional_power",)
 
 
 class Look(BaseModel):
@@ -203,7 +219,7 @@ class Look(BaseModel):
     decisions: list[LookDecision]
 
 
-class SequentialRecord(BaseModel):
+class SequentialRecord(_OmitsAbsent):
     """How a `--until-decided` run looked at its data and why it stopped."""
 
     method: str
@@ -219,6 +235,13 @@ class SequentialRecord(BaseModel):
     decisions: list[LookDecision]
     stopped: StopReason
     reason: str
+    spending: Spending | None = Field(
+        None, description="the alpha spending function; absent: O'Brien-Fleming-type"
+    )
+    futility: Futility | None = Field(None, description="the futility stop; absent: none")
+
+    # a run with the default rule writes its record as before the fields
+    _absent_when_none: ClassVar[tuple[str, ...]] = ("spending", "futility")
 
 
 class Summary(_OmitsAbsent):

@@ -26,7 +26,7 @@ from pydantic.fields import FieldInfo
 
 from harness.metrics import DEFAULT_PAIRED_METRICS
 from harness.products.product import SandboxKind
-from harness.results.summary import PRICES
+from harness.results.summary import PRICES, Spending
 from harness.todo.variants import SETS, Variant
 
 #: bounds on one run's plan: beyond them a run is a typo, not a benchmark (it would only fill
@@ -233,7 +233,8 @@ class RunOptions(BaseModel):
         False,
         description="sequential run: --epochs epochs per batch, batch after batch (batch k "
         "with seed + k - 1) until every watched comparison is decided or a budget is hit "
-        "(group-sequential looks, O'Brien-Fleming-type alpha spending: docs/statistics.md)",
+        "(group-sequential looks, alpha spending by --spending, a futility stop by --futility: "
+        "docs/statistics.md)",
     )
     pairs: str | None = _sequential(
         None,
@@ -269,10 +270,40 @@ class RunOptions(BaseModel):
         gt=0,
         json_schema_extra=_cli(metavar="USD"),
     )
+    spending: Spending = _sequential(
+        "obrien-fleming",
+        "the alpha spending function: obrien-fleming (spends little early; the default) or "
+        "pocock (spends evenly: a large difference stops sooner; plan about 1.3x the looks)",
+    )
+    futility: float | None = _sequential(
+        None,
+        "stop a comparison as futile when the chance that the last look decides it, were the "
+        "difference its --mde either way, is below P (e.g. 0.1; non-binding: keeps alpha)",
+        gt=0,
+        lt=1,
+        json_schema_extra=_cli(metavar="P"),
+    )
+    mde: str | None = _sequential(
+        None,
+        "with --futility: the smallest difference worth finding per watched metric, "
+        "METRIC=VALUE[,...] (e.g. task_success=0.1,dropped_todos=0.3)",
+        json_schema_extra=_cli(metavar="M=V,..."),
+    )
 
 
 #: the options only a sequential run reads (`harness/run/sequential.py`)
-SEQUENTIAL = ("pairs", "metrics", "alpha", "tolerance", "max_batches", "max_episodes", "max_cost")
+SEQUENTIAL = (
+    "pairs",
+    "metrics",
+    "alpha",
+    "tolerance",
+    "max_batches",
+    "max_episodes",
+    "max_cost",
+    "spending",
+    "futility",
+    "mde",
+)
 
 
 def sequential_defaults() -> dict[str, Any]:

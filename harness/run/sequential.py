@@ -10,6 +10,7 @@ batches' episodes, so a rerun of the same command continues where it stopped.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,8 +22,10 @@ from harness import storage
 from harness.errors import UsageError
 from harness.metrics import BY_NAME
 from harness.results.summary import (
+    Futility,
     Look,
     SequentialRecord,
+    Spending,
     StopReason,
     Summary,
     TaskResult,
@@ -43,6 +46,9 @@ class Design(BaseModel):
     alpha_each: float
     tolerance: dict[str, float]
     batch_episodes: int
+    #: how each look decides (`harness.results.sequential.Rule`)
+    spending: Spending
+    futility: Futility | None
 
 
 def _stderr(line: str) -> None:
@@ -160,7 +166,43 @@ def plan_looks(plan: RunOptions, ready: Prepared) -> Design:
         alpha_each=plan.alpha / len(comparisons),
         tolerance=tolerance,
         batch_episodes=batch,
+        spending=plan.spending,
+        futility=_futility(plan, metrics),
     )
+
+
+def _futility(plan: RunOptions, metrics: list[str]) -> Futility | None:
+    """`--futility P --mde M=V,...` checked against the watched metrics; one line when not."""
+    if plan.futility is None:
+        if plan.mde is not None:
+            raise UsageError("--mde is read by --futility: give both, or neither")
+        return None
+    if plan.mde is None:
+        raise UsageError(
+            "--futility needs --mde: the smallest difference worth finding per watched metric "
+            f"(e.g. --mde {','.join(f'{m}=0.1' for m in metrics)})"
+        )
+    mde: dict[str, float] = {}
+    for part in (p.strip() for p in plan.mde.split(",") if p.strip()):
+        name, _, value = part.partition("=")
+        name = name.strip()
+        if name not in metrics:
+            raise UsageError(
+                f"--mde {part!r}: {name!r} is not a watched metric ({', '.join(metrics)})"
+            )
+        try:
+            size = float(value)
+        except ValueError:
+            raise UsageError(f"--mde {part!r}: expected METRIC=NUMBER") from None
+        if not math.isfinite(size) or size <= 0:
+            raise UsageError(f"--mde {part!r}: the difference must be a number above 0")
+        mde[name] = size
+    missing = [m for m in metrics if m not in mde]
+    if missing:
+        raise UsageError(
+            f"--mde gives no difference for {', '.join(missing)} (each watched metric needs one)"
+        )
+    return Futility(threshold=plan.futility, mde=mde)
 
 
 def _batch_plan(plan: RunOptions, folder: RunFolder, k: int) -> RunOptions:
@@ -212,7 +254,7 @@ def _cost(summary: Summary) -> float | None:
 
 
 def _look(summary: Summary, design: Design, looks: list[Look], ready: Prepared) -> Look:
-    from harness.results.sequential import look
+    from harness.results.sequential import Rule, look
 
     return look(
         summary,
@@ -223,6 +265,7 @@ def _look(summary: Summary, design: Design, looks: list[Look], ready: Prepared) 
         tolerance=design.tolerance,
         earlier=looks,
         cost_usd=_cost(summary),
+        rule=Rule(spending=design.spending, futility=design.futility),
     )
 
 
@@ -254,10 +297,10 @@ def _stop(looks: list[Look], design: Design, plan: RunOptions) -> tuple[StopReas
 def _record(
     plan: RunOptions, design: Design, looks: list[Look], stop: tuple[StopReason, str]
 ) -> SequentialRecord:
-    from harness.results.sequential import METHOD, final
+    from harness.results.sequential import DEFAULT_SPENDING, final, method
 
     return SequentialRecord(
-        method=METHOD,
+        method=method(design.spending, design.futility),
         alpha=plan.alpha,
         alpha_each=round(design.alpha_each, 9),
         batch_epochs=plan.epochs,
@@ -269,4 +312,6 @@ def _record(
         decisions=final(looks) if looks else [],
         stopped=stop[0],
         reason=stop[1],
+        spending=None if design.spending == DEFAULT_SPENDING else design.spending,
+        futility=design.futility,
     )

@@ -12,8 +12,16 @@ import pytest
 from scipy import stats as sps
 
 from harness.results import sequential
-from harness.results.sequential import boundaries, decide, look, sign_flip_bound, spending
-from harness.results.summary import EpisodeScores, Look, Stat, Summary, VariantSummary
+from harness.results.sequential import (
+    Rule,
+    boundaries,
+    conditional_power,
+    decide,
+    look,
+    sign_flip_bound,
+    spending,
+)
+from harness.results.summary import EpisodeScores, Futility, Look, Stat, Summary, VariantSummary
 
 #: Lan-DeMets O'Brien-Fleming-type bounds, two-sided alpha 0.05, equally spaced looks: gsDesign
 #: sfLDOF and rpact asOF give these; DeMets and Lan (1994, Stat Med 13:1341, table 1) print
@@ -27,22 +35,81 @@ PUBLISHED = {
 }
 
 
+#: Lan-DeMets Pocock-type bounds, five equally spaced looks, alpha 0.025 a side (gsDesign's
+#: sfLDPocock, test.type 2: 2.4380, 2.4268, 2.4101, 2.3966, 2.3859)
+PUBLISHED_POCOCK = (2.438, 2.427, 2.410, 2.397, 2.386)
+
+
 @pytest.mark.parametrize("looks", sorted(PUBLISHED))
 def test_boundaries_match_the_published_obrien_fleming_type_values(looks: int) -> None:
     assert [round(c, 3) for c in boundaries(looks, 0.05)] == list(PUBLISHED[looks])
 
 
-def test_boundaries_spend_alpha_by_an_independent_computation() -> None:
+def test_boundaries_match_the_published_pocock_type_values() -> None:
+    assert [round(c, 3) for c in boundaries(5, 0.05, "pocock")] == list(PUBLISHED_POCOCK)
+    # nearly flat, where O'Brien-Fleming-type's first bound is twice its last
+    assert spending(1.0, 0.05, "pocock") == pytest.approx(0.05)
+    assert spending(0.2, 0.05, "pocock") > 10 * spending(0.2, 0.05)
+
+
+@pytest.mark.parametrize("kind", ["obrien-fleming", "pocock"])
+def test_boundaries_spend_alpha_by_an_independent_computation(kind: str) -> None:
     """scipy's multivariate normal (Genz) over the looks' z statistics, corr sqrt(t_i / t_j):
     the chance of staying inside every look's bound up to look k is 1 - alpha(t_k)."""
-    bounds = np.asarray(boundaries(4, 0.05))
+    bounds = np.asarray(boundaries(4, 0.05, kind))  # type: ignore[arg-type]
     t = np.arange(1, 5) / 4
     cov = np.sqrt(np.minimum.outer(t, t) / np.maximum.outer(t, t))
     for k in range(1, 5):
         inside = sps.multivariate_normal.cdf(
             bounds[:k], np.zeros(k), cov[:k, :k], lower_limit=-bounds[:k], rng=0
         )
-        assert inside == pytest.approx(1 - spending(k / 4, 0.05), abs=2e-5)
+        assert inside == pytest.approx(1 - spending(k / 4, 0.05, kind), abs=2e-5)  # type: ignore[arg-type]
+
+
+def test_conditional_power_by_simulation() -> None:
+    """The B-value formula against drawing the rest of the run: 10,000 pairs of which the
+    first 3,000 are seen (mean 0.02, sd 1), the rest drawn at the truth; the chance that the
+    whole run's z crosses +-2.0."""
+    rng = np.random.default_rng(0)
+    seen, total, critical = 3_000, 10_000, 2.0
+    stderr = 1 / np.sqrt(seen)
+    for truth in (0.0, 0.03, -0.03):
+        rest = rng.normal(truth, 1.0, (4_000, total - seen)).sum(axis=1)
+        z = (0.02 * seen + rest) / total / (1 / np.sqrt(total))
+        simulated = float(np.mean(np.abs(z) > critical))
+        formula = conditional_power(
+            0.02, stderr * np.sqrt(seen / total), critical, seen / total, truth
+        )
+        assert formula == pytest.approx(simulated, abs=0.025), truth
+
+
+def test_futility_stops_a_comparison_that_cannot_reach_its_mde_and_not_one_that_can() -> None:
+    """Look 3 of 5, 12 scenarios x 6 epochs. Must fire: no difference at all, an MDE of 0.05
+    on a success rate whose pairs vary by +-1 (the rest of the run could not show 0.05).
+    Must not fire: the same with an MDE of 0.5, nor without a futility stop, nor at the last
+    look; the conditional power is recorded where it was computed."""
+    rng = np.random.default_rng(1)
+    base = (rng.random((6, 12)) < 0.5).astype(float)
+    new = (rng.random((6, 12)) < 0.5).astype(float)
+    summary = _summary({"A": base.T.tolist(), "B": new.T.tolist()}, 6)
+    comparison = ("A", "B", "task_success")
+
+    def rule(mde: float) -> Rule:
+        return Rule(futility=Futility(threshold=0.1, mde={"task_success": mde}))
+
+    small = decide(summary, comparison, 3, 5, 0.05, 0.0, rule(0.05))
+    assert small.verdict == "futile"
+    assert small.conditional_power is not None and small.conditional_power < 0.1
+    large = decide(summary, comparison, 3, 5, 0.05, 0.0, rule(0.5))
+    assert large.verdict == "undecided"
+    assert large.conditional_power is not None and large.conditional_power >= 0.1
+    plain = decide(summary, comparison, 3, 5, 0.05, 0.0)
+    assert plain.verdict == "undecided" and plain.conditional_power is None
+    assert "conditional_power" not in plain.model_dump_json()  # written as before the field
+    assert decide(summary, comparison, 5, 5, 0.05, 0.0, rule(0.05)).verdict == "undecided"
+    # a metric without an MDE gets no futility stop
+    other = Rule(futility=Futility(threshold=0.1, mde={"dropped_todos": 0.05}))
+    assert decide(summary, comparison, 3, 5, 0.05, 0.0, other).verdict == "undecided"
 
 
 def _summary(
@@ -74,7 +141,12 @@ def _summary(
 
 
 def _sequential(
-    base: np.ndarray, new: np.ndarray, looks: int, per_look: int, metric: str = "task_success"
+    base: np.ndarray,
+    new: np.ndarray,
+    looks: int,
+    per_look: int,
+    metric: str = "task_success",
+    rule: Rule | None = None,
 ) -> list[Look]:
     """A run of up to `looks` looks of `per_look` epochs (`base`, `new`: epochs x scenarios),
     stopped at its first decision."""
@@ -82,7 +154,9 @@ def _sequential(
     for k in range(1, looks + 1):
         n = k * per_look
         summary = _summary({"A": base[:n].T.tolist(), "B": new[:n].T.tolist()}, n, metric)
-        done.append(look(summary, [("A", "B", metric)], k, looks, 0.05, {}, done, None))
+        done.append(
+            look(summary, [("A", "B", metric)], k, looks, 0.05, {}, done, None, rule or Rule())
+        )
         if done[-1].decisions[0].decided_at is not None:
             break
     return done
@@ -162,6 +236,34 @@ def test_a_rare_clustered_count_keeps_the_error_rate() -> None:
         final = _sequential(base, new, 5, 2, "dropped_todos")[-1].decisions[0]
         alarms += final.verdict in ("better", "worse")
     assert alarms <= sps.binom.ppf(0.99, runs, 0.05), f"{alarms}/{runs} false alarms"
+
+
+@pytest.mark.usefixtures("fewer_signs")
+def test_pocock_spending_and_futility_keep_the_error_rate_and_only_remove_decisions() -> None:
+    """A/A as above (400 runs of five looks, no true difference), decided by Pocock-type
+    spending with a futility stop (MDE 0.2, threshold 0.2), and on the same draws by
+    Pocock-type spending alone: at most alpha false alarms either way (the observed rate's
+    Clopper-Pearson interval), the futility stop never adds one (it is non-binding: every
+    alarm with it is an alarm without it, at the same look) and it ends runs sooner."""
+    rng = np.random.default_rng(13)
+    p = np.linspace(0.2, 0.9, 12)
+    pocock = Rule(spending="pocock")
+    futile = Rule(spending="pocock", futility=Futility(threshold=0.2, mde={"task_success": 0.2}))
+    runs, alarms, both, looks_alone, looks_futile = 400, 0, 0, 0, 0
+    for _ in range(runs):
+        base, new = _rates(rng, p, p, 10)
+        alone = _sequential(base, new, 5, 2, rule=pocock)
+        with_futility = _sequential(base, new, 5, 2, rule=futile)
+        a, f = alone[-1].decisions[0], with_futility[-1].decisions[0]
+        alarms += a.verdict in ("better", "worse")
+        if f.verdict in ("better", "worse"):
+            both += 1
+            assert (f.verdict, f.decided_at) == (a.verdict, a.decided_at)
+        looks_alone += len(alone)
+        looks_futile += len(with_futility)
+    assert sps.binomtest(alarms, runs).proportion_ci(0.95).low <= 0.05, alarms
+    assert both <= alarms
+    assert looks_futile < 0.8 * looks_alone, (looks_futile, looks_alone)
 
 
 def test_a_difference_carried_by_one_pair_is_never_decided() -> None:

@@ -94,6 +94,29 @@ def test_the_cost_budget_stops_the_run_before_a_batch_it_cannot_pay(tmp_path: Pa
     assert "--max-cost 2 " in record.reason
 
 
+@pytest.mark.slow
+def test_a_futility_stop_ends_a_comparison_with_no_difference_and_is_recorded(
+    tmp_path: Path,
+) -> None:
+    """An A/A pair (no difference can exist) with Pocock-type spending and a futility stop at
+    MDEs the run could not show: both comparisons are futile at the first look and the run
+    stops there, decided; the record names the spending function and the stop, each look's
+    decision its conditional power; without the flags the same run goes to its budget."""
+    out = tmp_path / "futile"
+    flags = ["--spending", "pocock", "--futility", "0.2"]
+    flags += ["--mde", "task_success=0.1,dropped_todos=0.2"]
+    assert main([*SAME, *flags, "--out", str(out)]) == 0
+    summary = read_summary(out / "summary.json")
+    record = summary.sequential
+    assert record is not None and record.stopped == "decided" and len(record.looks) == 1
+    assert [d.verdict for d in record.decisions] == ["futile", "futile"]
+    assert all(d.conditional_power is not None for d in record.decisions)
+    assert record.spending == "pocock" and record.futility is not None
+    assert record.futility.mde == {"task_success": 0.1, "dropped_todos": 0.2}
+    assert "Pocock-type" in record.method and "futility" in record.method
+    assert "| futile " in (out / "leaderboard.md").read_text()
+
+
 @pytest.mark.parametrize(
     ("args", "refusal"),
     [
@@ -107,6 +130,16 @@ def test_the_cost_budget_stops_the_run_before_a_batch_it_cannot_pay(tmp_path: Pa
         ([*EFFECT, "--max-cost", "5"], "--max-cost: sim/sloppy has no price"),
         ([*EFFECT, "--variants", "L0-rewrite"], "give two or more"),
         ([*EFFECT, "--tolerance", "/nonexistent.yaml"], "--tolerance /nonexistent.yaml: cannot"),
+        ([*EFFECT, "--futility", "0.1"], "--futility needs --mde: the smallest difference"),
+        ([*EFFECT, "--mde", "task_success=0.1"], "--mde is read by --futility: give both"),
+        ([*EFFECT, "--futility", "0.1", "--mde", "gave_up=1"], "'gave_up' is not a watched"),
+        ([*EFFECT, "--futility", "0.1", "--mde", "task_success=x"], "expected METRIC=NUMBER"),
+        ([*EFFECT, "--futility", "0.1", "--mde", "task_success=-1"], "must be a number above 0"),
+        (
+            [*EFFECT, "--futility", "0.1", "--mde", "task_success=0.1"],
+            "--mde gives no difference for dropped_todos",
+        ),
+        (["run", "--futility", "0.1"], "--futility: only with --until-decided"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
