@@ -1,7 +1,8 @@
-"""The loop's switches as policies: each variant switch (`inject`, `gate`, `heuristic`, `planner`,
-`completion-loop`, `loop-controller`) is a small object the agent loop calls at its steps, so a
-new switch is a new policy, not a new branch in the loop (inspect's `react()` takes
-`on_continue`, `attempts` and `compaction` the same way). Every hook's default does nothing.
+"""The loop's switches as policies: each variant switch (declared in
+`harness/todo/variants.py` SWITCHES) installs small objects the agent loop calls at its steps, so
+a new switch is its declaration and its policy (`@installed_by`), not a new branch in the loop
+(inspect's `react()` takes `on_continue`, `attempts` and `compaction` the same way). Every
+hook's default does nothing.
 
 The steps: `system_text` (the prompt of each turn, asked once per model call), `before_turns`
 (once, before the first), `extend` (a spent budget), `after_todo_update` (an accepted todo
@@ -11,7 +12,8 @@ message judged: a refusal or None).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from inspect_ai.model import ChatMessageUser
 
@@ -20,7 +22,7 @@ from harness.episode.ending import Ending
 from harness.episode.gate import verdict as gate
 from harness.episode.ledger import ExtensionEvent, InjectionEvent, NudgeEvent
 from harness.todo import render
-from harness.todo.variants import Variant
+from harness.todo.variants import SWITCHES, Variant
 from harness.tokens import text_tokens
 
 if TYPE_CHECKING:
@@ -57,6 +59,26 @@ class Policy:
         return None
 
 
+P = TypeVar("P", bound=type[Policy])
+
+#: each switch's policies, in the order the loop consults them: the order of their classes here
+INSTALLED: list[tuple[str, type[Policy]]] = []
+
+
+def installed_by(switch: str) -> Callable[[P], P]:
+    """The policy class the decorator is on is installed by this switch (ValueError for a name
+    SWITCHES does not declare)."""
+    if switch not in SWITCHES:
+        raise ValueError(f"no variant switch '{switch}' is declared (harness/todo/variants.py)")
+
+    def install(policy: P) -> P:
+        INSTALLED.append((switch, policy))
+        return policy
+
+    return install
+
+
+@installed_by("inject")
 class InjectList(Policy):
     """L4: the rendered list in the system prompt before every model call."""
 
@@ -70,6 +92,7 @@ class InjectList(Policy):
         return text + "\n\n" + block
 
 
+@installed_by("planner")
 class IntentPlanner(Policy):
     """+planner: one structured-output call plans the request before the first turn."""
 
@@ -77,6 +100,7 @@ class IntentPlanner(Policy):
         await loop.plan_intent(model)
 
 
+@installed_by("loop-controller")
 class LoopController(Policy):
     """+loop-controller: a spent budget grows by a bounded step while the deployed tracker (the
     heuristic one, else the oracle's) has ticked more since the last look."""
@@ -95,6 +119,7 @@ class LoopController(Policy):
         return budget, ticked
 
 
+@installed_by("heuristic")
 class DeployFirstList(Policy):
     """+heuristic: without a planner's plan, the agent's first non-empty todo list becomes the
     deployed plan."""
@@ -107,6 +132,7 @@ class DeployFirstList(Policy):
             loop.deploy(turn, texts, "todo_list")
 
 
+@installed_by("completion-loop")
 class CompletionLoop(Policy):
     """+completion-loop: an answer before any tool has succeeded does not end the run."""
 
@@ -118,6 +144,7 @@ class CompletionLoop(Policy):
         return True
 
 
+@installed_by("gate")
 class OracleGate(Policy):
     """+gate: a claim of "done" is refused while a subtask the scenario names is not ticked."""
 
@@ -125,6 +152,7 @@ class OracleGate(Policy):
         return gate.review(text, ending, loop.episode.tracker, loop.tool_names)
 
 
+@installed_by("heuristic")
 class HeuristicGate(Policy):
     """+heuristic: the same refusal, over the deployed plan."""
 
@@ -133,21 +161,6 @@ class HeuristicGate(Policy):
 
 
 def policies_for(variant: Variant) -> list[Policy]:
-    """A variant's switches as policies, in the order the loop consults them."""
-    chosen: list[Policy] = []
-    if variant.inject:
-        chosen.append(InjectList())
-    if variant.planner:
-        chosen.append(IntentPlanner())
-    if variant.loop_controller:
-        chosen.append(LoopController())
-    if variant.heuristic:
-        chosen.append(DeployFirstList())
-    if variant.completion_loop:
-        chosen.append(CompletionLoop())
-    # one gate reviews: a variant cannot have both (`Variant` refuses +gate with +heuristic)
-    if variant.gate:
-        chosen.append(OracleGate())
-    if variant.heuristic:
-        chosen.append(HeuristicGate())
-    return chosen
+    """A variant's switches as policies, in the order the loop consults them (one gate
+    reviews: `Variant` refuses +gate with +heuristic)."""
+    return [policy() for switch, policy in INSTALLED if variant.has(switch)]

@@ -1,5 +1,6 @@
 """The loop's switches are policies: each switch maps to its policy, the loop asks the policies
-at its steps and reads no switch itself (a new switch is a new policy, not a new branch)."""
+at its steps and reads no switch itself (a new switch is its declaration and its policy, not a
+new branch)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 
 import pytest
 
+from harness.episode import policies
 from harness.episode.policies import (
     CompletionLoop,
     DeployFirstList,
@@ -15,9 +17,10 @@ from harness.episode.policies import (
     IntentPlanner,
     LoopController,
     OracleGate,
+    installed_by,
     policies_for,
 )
-from harness.todo.variants import Variant
+from harness.todo.variants import SWITCHES, Variant
 from tests.helpers import ROOT
 
 
@@ -41,6 +44,12 @@ def test_each_switch_is_its_policy_in_the_loops_order(label: str, expected: list
 
 def test_the_loop_reads_no_switch_itself() -> None:
     loop = (ROOT / "harness" / "episode" / "loop.py").read_text(encoding="utf-8")
-    switches = re.findall(r"self\.variant\.(\w+)", loop)
+    assert re.findall(r"self\.variant\.(\w+)", loop) == ["has"]
     # only the transcript's label of the oracle gate, which a viewer reads
-    assert switches == ["gate"]
+    assert re.findall(r"self\.variant\.has\((.*?)\)", loop) == ['"gate"']
+
+
+def test_a_policy_names_a_declared_switch() -> None:
+    with pytest.raises(ValueError, match="no variant switch 'tyop' is declared"):
+        installed_by("tyop")
+    assert {switch for switch, _ in policies.INSTALLED} <= set(SWITCHES)
