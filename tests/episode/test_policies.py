@@ -5,9 +5,13 @@ new branch)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from inspect_ai.model import Model
 
+from harness.cli import main
 from harness.episode import policies
 from harness.episode.policies import (
     CompletionLoop,
@@ -17,11 +21,16 @@ from harness.episode.policies import (
     IntentPlanner,
     LoopController,
     OracleGate,
+    Policy,
     installed_by,
     policies_for,
 )
-from harness.todo.variants import SWITCHES, Variant
+from harness.run.runner import RunPlan, run_variant
+from harness.todo.variants import SWITCHES, Switch, Variant
 from tests.helpers import ROOT
+
+if TYPE_CHECKING:
+    from harness.episode.loop import _Loop
 
 
 @pytest.mark.parametrize(
@@ -47,6 +56,52 @@ def test_the_loop_reads_no_switch_itself() -> None:
     assert re.findall(r"self\.variant\.(\w+)", loop) == ["has"]
     # only the transcript's label of the oracle gate, which a viewer reads
     assert re.findall(r"self\.variant\.has\((.*?)\)", loop) == ['"gate"']
+
+
+def test_a_new_switch_is_one_declaration_and_its_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A switch declared in SWITCHES and a policy installed by it: the run's help lists it, a
+    label names it (after the design's), the log's Python form holds it, its composition rule
+    refuses a variant without what it needs, and the episode runs its policy."""
+    help_text = "a switch only this test declares"
+    toy = Switch("toy", help_text, requires={"inject": "+toy reads the injected list"})
+    monkeypatch.setitem(SWITCHES, "toy", toy)
+    monkeypatch.setattr(policies, "INSTALLED", list(policies.INSTALLED))
+    started: list[str] = []
+
+    @installed_by("toy")
+    class Toy(Policy):
+        async def before_turns(self, loop: _Loop, model: Model) -> None:
+            started.append(loop.scenario.id)
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    listed = " ".join(capsys.readouterr().out.split())
+    assert f"+toy {help_text} (needs +inject)" in listed
+
+    variant = Variant.parse("L3-granular+toy+inject")
+    assert variant.label == "L4-inject+toy" and variant.has("toy")
+    assert variant.model_dump()["toy"] is True
+    assert Variant.model_validate(variant.model_dump()) == variant  # the solver's round trip
+    with pytest.raises(ValueError, match=re.escape("'L3-granular+toy': +toy reads the injected")):
+        Variant.parse("L3-granular+toy")
+    assert [type(p) for p in policies_for(variant)] == [InjectList, Toy]
+
+    plan = RunPlan(
+        model="sim/sloppy",
+        model_args={"seed": 0},
+        variants=[variant],
+        scenarios="excel_export",
+        scenario_dir=None,
+        epochs=1,
+        log_root=str(tmp_path),
+        display="none",
+        generate={},
+        retry_attempts=0,
+    )
+    assert run_variant(plan, variant, "none")
+    assert started == ["excel_export"]
 
 
 def test_a_policy_names_a_declared_switch() -> None:
