@@ -13,7 +13,7 @@ message judged: a refusal or None).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from inspect_ai.model import ChatMessageUser
 
@@ -26,9 +26,12 @@ from harness.todo.variants import SWITCHES, Variant
 from harness.tokens import text_tokens
 
 if TYPE_CHECKING:
-    from inspect_ai.model import Model
+    from inspect_ai.model import ChatMessage, Model
 
-    from harness.episode.loop import _Loop
+    from harness.episode.gate.heuristic import HeuristicTracker
+    from harness.episode.ledger import Ledger
+    from harness.episode.tools import Episode
+    from harness.suite.scenario import Scenario
 
 #: CompletionLoop: answers refused for doing nothing, at most, per episode
 MAX_NUDGES = 3
@@ -37,25 +40,48 @@ MAX_EXTENSIONS = 3
 MIN_EXTENSION = 5
 
 
+class Loop(Protocol):
+    """What a policy reads and calls of the agent loop (`harness/episode/loop.py`), named here
+    so the loop imports its policies and not the other way round."""
+
+    episode: Episode
+    scenario: Scenario
+    history: list[ChatMessage]
+    #: the deployable gate's tracker, once a plan is deployed
+    deployed: HeuristicTracker | None
+    #: tools that have succeeded
+    called: set[str]
+    tool_names: list[str]
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    async def plan_intent(self, model: Model) -> None: ...
+
+    def deploy(
+        self, turn: int, texts: list[str], source: Literal["todo_list", "planner"]
+    ) -> None: ...
+
+
 class Policy:
     """A switch of the agent loop (see the module docstring)."""
 
-    def system_text(self, loop: _Loop, text: str) -> str:
+    def system_text(self, loop: Loop, text: str) -> str:
         return text
 
-    async def before_turns(self, loop: _Loop, model: Model) -> None:
+    async def before_turns(self, loop: Loop, model: Model) -> None:
         return None
 
-    def extend(self, loop: _Loop, turn: int, budget: int, progress: int) -> tuple[int, int]:
+    def extend(self, loop: Loop, turn: int, budget: int, progress: int) -> tuple[int, int]:
         return budget, progress
 
-    def after_todo_update(self, loop: _Loop, turn: int) -> None:
+    def after_todo_update(self, loop: Loop, turn: int) -> None:
         return None
 
-    def continue_instead(self, loop: _Loop, turn: int) -> bool:
+    def continue_instead(self, loop: Loop, turn: int) -> bool:
         return False
 
-    def review(self, loop: _Loop, text: str, ending: Ending) -> gate.Refusal | None:
+    def review(self, loop: Loop, text: str, ending: Ending) -> gate.Refusal | None:
         return None
 
 
@@ -82,7 +108,7 @@ def installed_by(switch: str) -> Callable[[P], P]:
 class InjectList(Policy):
     """L4: the rendered list in the system prompt before every model call."""
 
-    def system_text(self, loop: _Loop, text: str) -> str:
+    def system_text(self, loop: Loop, text: str) -> str:
         block = prompts.INJECTED_LIST.format(rendered=render(loop.episode.store.items))
         loop.ledger.events.append(
             InjectionEvent(
@@ -96,7 +122,7 @@ class InjectList(Policy):
 class IntentPlanner(Policy):
     """+planner: one structured-output call plans the request before the first turn."""
 
-    async def before_turns(self, loop: _Loop, model: Model) -> None:
+    async def before_turns(self, loop: Loop, model: Model) -> None:
         await loop.plan_intent(model)
 
 
@@ -105,7 +131,7 @@ class LoopController(Policy):
     """+loop-controller: a spent budget grows by a bounded step while the deployed tracker (the
     heuristic one, else the oracle's) has ticked more since the last look."""
 
-    def extend(self, loop: _Loop, turn: int, budget: int, progress: int) -> tuple[int, int]:
+    def extend(self, loop: Loop, turn: int, budget: int, progress: int) -> tuple[int, int]:
         ticked = (
             loop.deployed.snapshot()["done"]
             if loop.deployed is not None
@@ -124,7 +150,7 @@ class DeployFirstList(Policy):
     """+heuristic: without a planner's plan, the agent's first non-empty todo list becomes the
     deployed plan."""
 
-    def after_todo_update(self, loop: _Loop, turn: int) -> None:
+    def after_todo_update(self, loop: Loop, turn: int) -> None:
         if loop.deployed is not None:
             return
         texts = [item.text for item in loop.episode.store.items]
@@ -136,7 +162,7 @@ class DeployFirstList(Policy):
 class CompletionLoop(Policy):
     """+completion-loop: an answer before any tool has succeeded does not end the run."""
 
-    def continue_instead(self, loop: _Loop, turn: int) -> bool:
+    def continue_instead(self, loop: Loop, turn: int) -> bool:
         if loop.called or len(loop.ledger.of(NudgeEvent)) >= MAX_NUDGES:
             return False
         loop.ledger.events.append(NudgeEvent(turn=turn))
@@ -148,7 +174,7 @@ class CompletionLoop(Policy):
 class OracleGate(Policy):
     """+gate: a claim of "done" is refused while a subtask the scenario names is not ticked."""
 
-    def review(self, loop: _Loop, text: str, ending: Ending) -> gate.Refusal | None:
+    def review(self, loop: Loop, text: str, ending: Ending) -> gate.Refusal | None:
         return gate.review(text, ending, loop.episode.tracker, loop.tool_names)
 
 
@@ -156,7 +182,7 @@ class OracleGate(Policy):
 class HeuristicGate(Policy):
     """+heuristic: the same refusal, over the deployed plan."""
 
-    def review(self, loop: _Loop, text: str, ending: Ending) -> gate.Refusal | None:
+    def review(self, loop: Loop, text: str, ending: Ending) -> gate.Refusal | None:
         return gate.review(text, ending, loop.deployed, loop.tool_names)
 
 

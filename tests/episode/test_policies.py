@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from inspect_ai.model import Model
@@ -19,6 +18,7 @@ from harness.episode.policies import (
     HeuristicGate,
     InjectList,
     IntentPlanner,
+    Loop,
     LoopController,
     OracleGate,
     Policy,
@@ -28,9 +28,6 @@ from harness.episode.policies import (
 from harness.run.runner import RunPlan, run_variant
 from harness.todo.variants import SWITCHES, Switch, Variant
 from tests.helpers import ROOT
-
-if TYPE_CHECKING:
-    from harness.episode.loop import _Loop
 
 
 @pytest.mark.parametrize(
@@ -72,7 +69,7 @@ def test_a_new_switch_is_one_declaration_and_its_policy(
 
     @installed_by("toy")
     class Toy(Policy):
-        async def before_turns(self, loop: _Loop, model: Model) -> None:
+        async def before_turns(self, loop: Loop, model: Model) -> None:
             started.append(loop.scenario.id)
 
     with pytest.raises(SystemExit):
@@ -108,3 +105,10 @@ def test_a_policy_names_a_declared_switch() -> None:
     with pytest.raises(ValueError, match="no variant switch 'tyop' is declared"):
         installed_by("tyop")
     assert {switch for switch, _ in policies.INSTALLED} <= set(SWITCHES)
+
+
+def test_the_policies_name_the_loop_by_what_they_use_not_by_import() -> None:
+    """The loop imports its policies; they see it as a `Loop` protocol (no circle, not even
+    one of types only)."""
+    policies_source = (ROOT / "harness" / "episode" / "policies.py").read_text(encoding="utf-8")
+    assert "harness.episode.loop" not in policies_source
