@@ -206,6 +206,8 @@ class Variant(BaseModel):
 
     @model_serializer
     def _dump(self, info: SerializationInfo) -> str | dict[str, Any]:
+        """JSON: its label. Python: its level, a bool per declared switch and its hooks, the
+        form every log holds as the solver's argument (as when each switch was a field)."""
         if info.mode_is_json():
             return self.label
         switches = {s.key: name in self.switches for name, s in SWITCHES.items()}
