@@ -103,7 +103,7 @@ class _Driver:
     def __init__(self, variant: Variant) -> None:
         self.cls = designs()[variant.design]
         # built as the harness builds it (harness.episode.loop), so its caps are the benchmark's
-        self.cap = None if variant.uncapped else MAX_ITEMS
+        self.cap = None if variant.has("uncapped") else MAX_ITEMS
         self.specs = {spec.name: spec for spec in self.cls.tool_specs()}
         self.offered = set(self.specs)
         self.granular = "todo" not in classic_names(self.offered)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import textwrap
 from typing import Any, Literal, get_args, get_origin
 
 import annotated_types
@@ -21,6 +23,7 @@ from harness.cli.args import (
 from harness.results.publish import leaderboard
 from harness.run import heap
 from harness.run.options import RunOptions
+from harness.todo.variants import SWITCHES
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -60,10 +63,38 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def add(sub: Commands, options: type[RunOptions] = RunOptions) -> None:
     """The `run` command; its flags are `options`' fields (`harness/run/options.py`)."""
-    run = sub.add_parser("run", help="run variants x scenarios x epochs (an inspect eval set)")
+    run = sub.add_parser(
+        "run",
+        help="run variants x scenarios x epochs (an inspect eval set)",
+        epilog=_switches(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the epilog is laid out already
+    )
     for name, field in options.model_fields.items():
         run.add_argument(*_flags(name, field), dest=name, **_argument(field))
     run.set_defaults(func=cmd_run)
+
+
+#: argparse's column of an option's help (its HelpFormatter's max_help_position)
+HELP_COLUMN = 24
+
+
+def _switches() -> str:
+    """The variant switches SWITCHES declares, with what they cannot go without or with, laid
+    out as the options above them are."""
+    width = shutil.get_terminal_size().columns - 2  # argparse's width
+    lines = textwrap.wrap(
+        "variant switches, each added to a variant's name (--variants L4-inject+gate):", width
+    )
+    for name, switch in SWITCHES.items():
+        needs = [f"needs +{other}" for other in switch.requires]
+        needs += [f"not with +{other}" for other in switch.excludes]
+        lines += textwrap.wrap(
+            switch.help + "".join(f" ({need})" for need in needs),
+            width,
+            initial_indent=f"  +{name} ".ljust(HELP_COLUMN),
+            subsequent_indent=" " * HELP_COLUMN,
+        )
+    return "\n".join(lines)
 
 
 def _flags(name: str, field: FieldInfo) -> list[str]:

@@ -81,7 +81,7 @@ def _episode_solver(variant: Variant, rules: KeywordTable | None) -> Solver:
         scenario = scenario_of(state)
         workspace = Workspace.create(scenario)
         episode = Episode(
-            store=designs()[variant.design](None if variant.uncapped else MAX_ITEMS),
+            store=designs()[variant.design](None if variant.has("uncapped") else MAX_ITEMS),
             workspace=workspace,
             ledger=Ledger(scenario=scenario.id, variant=variant.label),
             tracker=TaskStateTracker(scenario, workspace),
@@ -179,7 +179,11 @@ class _Loop:
         """The turns of the episode (see the class docstring)."""
         tracker = self.episode.tracker
         transcript().info(
-            {"event": "task_state_init", "state": tracker.summary(), "gate": self.variant.gate},
+            {
+                "event": "task_state_init",
+                "state": tracker.summary(),
+                "gate": self.variant.has("gate"),
+            },
             source="task_state_tracker",
         )
         model = get_model()

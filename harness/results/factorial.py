@@ -21,9 +21,8 @@ from tabulate import tabulate
 
 from harness.metrics import METRICS
 from harness.results.summary import Summary
-from harness.todo.variants import Variant
+from harness.todo.variants import SWITCHES, Variant
 
-FACTORS = ("gate", "heuristic", "planner", "completion_loop", "loop_controller")
 DEFAULT_METRICS = (
     "task_success",
     "false_completion",
@@ -50,17 +49,19 @@ def main_effects(summary: Summary, metrics: Sequence[str] = DEFAULT_METRICS) -> 
     unknown = sorted(set(metrics) - set(METRICS))
     if unknown:
         raise ValueError(f"unknown metric '{unknown[0]}' (see summary.json for the names)")
+    factors = [name for name, switch in SWITCHES.items() if switch.factor]
     designs = set()
     rows: list[tuple[list[float], str, dict[str, float]]] = []
     for variant in summary.variants:
         parsed = Variant.parse(variant.variant)
-        designs.add((parsed.design, parsed.inject, parsed.uncapped))
-        on = [float(getattr(parsed, f)) for f in FACTORS]
+        # the switches that are no factor make another design (+inject, +uncapped)
+        designs.add((parsed.design, *(s for s in parsed.switches if s not in factors)))
+        on = [float(parsed.has(f)) for f in factors]
         rows += [(on, e.scenario, e.values) for e in variant.per_episode]
     if len(designs) != 1:
         raise ValueError("the run mixes designs: a factorial compares switches on one design")
     x = np.asarray([on for on, _, _ in rows])
-    varying = [i for i in range(len(FACTORS)) if len(set(x[:, i])) > 1]
+    varying = [i for i in range(len(factors)) if len(set(x[:, i])) > 1]
     if not varying:
         raise ValueError("no switch varies between the run's variants")
     design = np.column_stack([np.ones(len(rows)), x[:, varying]])
@@ -89,7 +90,7 @@ def main_effects(summary: Summary, metrics: Sequence[str] = DEFAULT_METRICS) -> 
             out.append(
                 Effect(
                     metric=metric,
-                    factor=FACTORS[i].replace("_", "-"),
+                    factor=factors[i],
                     effect=coef,
                     stderr=se,
                     ci_low=_clean(low),

@@ -128,7 +128,7 @@ table.heat th { writing-mode: vertical-rl; font-weight: normal; }
 def _design_table(summary: Summary) -> str:
     """What each variant is: its design's tools and rule, and the switches on top."""
     from harness.todo.registry import designs
-    from harness.todo.variants import Variant
+    from harness.todo.variants import SWITCHES, Variant
 
     rows = []
     for v in summary.variants:
@@ -140,15 +140,7 @@ def _design_table(summary: Summary) -> str:
             continue
         tools = ", ".join(spec.name for spec in design.tool_specs())
         rule = (pyinspect.getdoc(design) or "").split("\n\n")[0].replace("\n", " ")
-        switches = [
-            name
-            for name, on in (
-                ("list injected into every prompt", variant.inject),
-                ("completion gate", variant.gate),
-                ("no item cap", variant.uncapped),
-            )
-            if on
-        ]
+        switches = [SWITCHES[s].board for s in variant.switches if SWITCHES[s].board]
         rows.append([v.variant, tools, rule, ", ".join(switches)])
     table = tabulate(
         rows, headers=["variant", "todo tools", "backend rule", "switches"], tablefmt="html"

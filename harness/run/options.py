@@ -27,7 +27,7 @@ from pydantic.fields import FieldInfo
 from harness.metrics import DEFAULT_PAIRED_METRICS
 from harness.products.product import SandboxKind
 from harness.results.summary import PRICES, Spending
-from harness.todo.variants import SETS, Variant
+from harness.todo.variants import SETS, SWITCHES, Variant
 
 #: bounds on one run's plan: beyond them a run is a typo, not a benchmark (it would only fill
 #: the memory); a larger study is several runs
@@ -63,14 +63,9 @@ class TaskOptions(BaseModel):
         "registered design, "
         "with its switches (+inject, +gate, +heuristic, +uncapped, ...)",
     )
-    inject: bool = Field(
-        False, description="inject the current list into every prompt (what L4 adds to L3)"
-    )
-    gate: bool = Field(
-        False,
-        description='add the completion gate: the agent\'s "done" is refused until every '
-        "subtask is ticked",
-    )
+    # the two switches a flag turns on for every variant; their help is their declaration's
+    inject: bool = Field(False, description=SWITCHES["inject"].help)
+    gate: bool = Field(False, description=SWITCHES["gate"].help)
     scenarios: str = Field("all", description="comma-separated ids or tags")
     scenario_dir: str | None = Field(
         None, description="folder of scenario YAML files (default: the shipped suite)"

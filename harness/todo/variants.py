@@ -1,12 +1,21 @@
-"""Variant names: a todo design plus its switches (`inject`, `gate`, `heuristic`, `planner`,
-`completion-loop`, `loop-controller`, `uncapped`), and the named sets of variants."""
+"""Variant names: a todo design plus its switches (each declared once, in SWITCHES), and the
+named sets of variants."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializationInfo,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from harness.products.catalog import AGENTS, AGENTS_HOOKS, PRODUCTS, with_hooks
 from harness.products.product import CliProduct
@@ -28,10 +37,69 @@ HEADLINE = (
 SETS: dict[str, tuple[str, ...]] = {"headline": HEADLINE}
 
 
-#: the deployable stack of the second seed (`harness/episode/gate/heuristic.py`,
-#: `harness/episode/loop.py`)
-STACK = ("heuristic", "planner", "completion-loop", "loop-controller")
-SWITCHES = ("inject", "gate", *STACK, "uncapped")
+@dataclass(frozen=True)
+class Switch:
+    """A variant switch (`+name` in a label), declared once in SWITCHES: the label's order,
+    `Variant.parse`, the help of `todo-bench run` and of its flags, the board's table of designs
+    and `todo-bench factorial` read it there, and the episode's policies name it
+    (`harness/episode/policies.py`, `installed_by`)."""
+
+    name: str
+    #: what it does, as `todo-bench run --help` says it
+    help: str
+    #: switches it cannot go with, each with the refusal of a variant that has both
+    excludes: Mapping[str, str] = field(default_factory=dict)
+    #: switches it needs, each with the refusal of a variant that lacks one
+    requires: Mapping[str, str] = field(default_factory=dict)
+    #: a factor of `todo-bench factorial` (False: variants that differ in it are two designs)
+    factor: bool = True
+    #: its words in the board's "switches" column of the designs compared ("": not listed)
+    board: str = ""
+
+    @property
+    def key(self) -> str:
+        """Its key in a variant's Python form (`completion_loop`), as every log holds it."""
+        return self.name.replace("-", "_")
+
+
+def _declared(*switches: Switch) -> dict[str, Switch]:
+    return {switch.name: switch for switch in switches}
+
+
+#: every switch, in the order a label names them: injection, the oracle gate, the deployable
+#: stack of the second seed (`harness/episode/gate/heuristic.py`, `harness/episode/policies.py`),
+#: the lifted cap
+SWITCHES = _declared(
+    Switch(
+        "inject",
+        "inject the current list into every prompt (what L4 adds to L3)",
+        factor=False,
+        board="list injected into every prompt",
+    ),
+    Switch(
+        "gate",
+        'add the completion gate: the agent\'s "done" is refused until every subtask is ticked',
+        excludes={"heuristic": "+gate (oracle) and +heuristic are two gates"},
+        board="completion gate",
+    ),
+    Switch(
+        "heuristic",
+        "the deployable gate: subtasks from the agent's own first plan, ticked by keyword rules",
+    ),
+    Switch(
+        "planner",
+        "IntentPlanner: the deployable gate's plan comes from one structured-output call first",
+        requires={"heuristic": "+planner feeds the deployable gate; add +heuristic"},
+    ),
+    Switch("completion-loop", "an answer with no tool call and no work done does not end the run"),
+    Switch("loop-controller", "the turn budget extends, bounded, while subtasks progress"),
+    Switch(
+        "uncapped",
+        "lift the demo's 20-item cap (for studies of long lists; not a design of its own)",
+        factor=False,
+        board="no item cap",
+    ),
+)
 #: `--variants seed-stack`: the oracle gate beside the deployable stack, piece by piece
 SEED_STACK = (
     "L4-inject+gate",
@@ -58,10 +126,17 @@ SETS["agents"] = AGENTS
 SETS["agents-hooks"] = AGENTS_HOOKS
 
 
-def _one_gate(name: str, gate: bool, heuristic: bool) -> None:
-    """A variant has one completion gate at most."""
-    if gate and heuristic:
-        raise ValueError(f"variant '{name}': +gate (oracle) and +heuristic are two gates")
+def _in_order(switches: Collection[str]) -> tuple[str, ...]:
+    return tuple(s for s in SWITCHES if s in switches)
+
+
+def _check(name: str, on: Collection[str]) -> None:
+    """The switches `on` go together as their declarations say (ValueError saying why not)."""
+    for switch in (SWITCHES[s] for s in SWITCHES if s in on):
+        refusals = [why for other, why in switch.excludes.items() if other in on]
+        refusals += [why for other, why in switch.requires.items() if other not in on]
+        if refusals:
+            raise ValueError(f"variant '{name}': {refusals[0]}")
 
 
 class Variant(BaseModel):
@@ -71,26 +146,28 @@ class Variant(BaseModel):
     `variant` argument is a Variant, and inspect records it in the log and in an eval set's
     identity as the label it always was, so a run folder made before resumes, and a retry that
     reloads the task from the log's arguments gets the same variant back. In Python
-    (`model_dump()`) it is its fields."""
+    (`model_dump()`) it is its design and one bool per declared switch, the form every log
+    holds as the solver's argument; that form validates back too."""
 
     model_config = ConfigDict(frozen=True)
 
     level: str  # L0..L3, or the name of a registered design (harness.todo.registry)
-    inject: bool = False
-    #: the oracle gate: subtasks and completion rules from the scenario file
-    gate: bool = False
-    #: the deployable gate: subtasks from the agent's own first plan, ticked by keyword rules
-    heuristic: bool = False
-    #: IntentPlanner: the deployable gate's plan comes from one structured-output call first
-    planner: bool = False
-    #: an answer with no tool call and no work done does not end the run
-    completion_loop: bool = False
-    #: the turn budget extends, bounded, while subtasks progress
-    loop_controller: bool = False
-    #: lift the demo's 20-item cap (for studies of long lists; not a design of its own)
-    uncapped: bool = False
+    #: the switches that are on, in SWITCHES' order
+    switches: tuple[str, ...] = ()
     #: a shipping agent's row: the board's hook switches installed into it (`HOOK_SWITCHES`)
     hooks: tuple[str, ...] = ()
+
+    @field_validator("switches")
+    @classmethod
+    def _declared_order(cls, switches: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = sorted(set(switches) - set(SWITCHES))
+        if unknown:
+            raise ValueError(f"unknown switch '{'+'.join(unknown)}'")
+        return _in_order(switches)
+
+    def has(self, switch: str) -> bool:
+        """Whether the switch is on (KeyError for a name no Switch declares: a typo)."""
+        return SWITCHES[switch].name in self.switches
 
     @property
     def design(self) -> str:
@@ -108,29 +185,33 @@ class Variant(BaseModel):
     def label(self) -> str:
         if self.level in PRODUCTS:
             return with_hooks(PRODUCTS[self.level], self.hooks).name
-        if self.level == "L3" and self.inject:
-            name = "L4-inject"
-        else:
-            name = self.design + ("+inject" if self.inject else "")
-        on = {
-            "gate": self.gate,
-            "heuristic": self.heuristic,
-            "planner": self.planner,
-            "completion-loop": self.completion_loop,
-            "loop-controller": self.loop_controller,
-            "uncapped": self.uncapped,
-        }
-        return name + "".join(f"+{switch}" for switch, set_ in on.items() if set_)
+        name, switches = self.design, self.switches
+        if self.level == "L3" and "inject" in switches:  # L4 is L3 with the list injected
+            name, switches = "L4-inject", tuple(s for s in switches if s != "inject")
+        return name + "".join(f"+{switch}" for switch in switches)
 
     @model_validator(mode="before")
     @classmethod
-    def _from_label(cls, data: Any) -> Any:
-        """A label is the variant it names (a bad one: ValueError saying why)."""
-        return dict(cls.parse(data)) if isinstance(data, str) else data
+    def _from_label_or_fields(cls, data: Any) -> Any:
+        """A label is the variant it names (a bad one: ValueError saying why); the Python form,
+        a bool per switch, is the variant with those switches."""
+        if isinstance(data, str):
+            return dict(cls.parse(data))
+        if isinstance(data, dict) and "switches" not in data:
+            fields = {s.key: name for name, s in SWITCHES.items()}
+            on = tuple(fields[key] for key, value in data.items() if key in fields and value)
+            rest = {key: value for key, value in data.items() if key not in fields}
+            return {**rest, "switches": on}
+        return data
 
-    @model_serializer(when_used="json")
-    def _as_label(self) -> str:
-        return self.label
+    @model_serializer
+    def _dump(self, info: SerializationInfo) -> str | dict[str, Any]:
+        """JSON: its label. Python: its level, a bool per declared switch and its hooks, the
+        form every log holds as the solver's argument (as when each switch was a field)."""
+        if info.mode_is_json():
+            return self.label
+        switches = {s.key: name in self.switches for name, s in SWITCHES.items()}
+        return {"level": self.level, **switches, "hooks": self.hooks}
 
     def switched(self, inject: bool = False, gate: bool = False) -> Variant:
         """This variant with injection and the oracle gate turned on where asked (a task's
@@ -139,8 +220,9 @@ class Variant(BaseModel):
             return self
         if self.cli is not None:
             raise ValueError(f"variant '{self.label}': name a shipping agent's hooks in its name")
-        _one_gate(self.label, gate, self.heuristic)
-        return self.model_copy(update={"inject": self.inject or inject, "gate": self.gate or gate})
+        added = {name for name, on in (("inject", inject), ("gate", gate)) if on}
+        _check(self.label, added | set(self.switches))
+        return self.model_copy(update={"switches": _in_order({*self.switches, *added})})
 
     @classmethod
     def parse(cls, name: str) -> Variant:
@@ -165,28 +247,16 @@ class Variant(BaseModel):
                     f"optionally with {' / '.join('+' + s for s in SWITCHES)}; or a shipping "
                     f"agent: {', '.join(AGENTS)})"
                 )
-            level, inject = parts[0], False
+            level = parts[0]
         else:
             number = int(head.group(1))
-            level, inject = ("L3" if number == 4 else f"L{number}"), number == 4
+            level = "L3" if number == 4 else f"L{number}"
+            if number == 4:  # L4 is L3 with the list injected
+                flags.add("inject")
         if unknown:
             raise ValueError(f"unknown switch '{'+'.join(sorted(unknown))}' in variant '{name}'")
-        gate = "gate" in flags
-        _one_gate(name, gate, "heuristic" in flags)
-        if "planner" in flags and "heuristic" not in flags:
-            raise ValueError(
-                f"variant '{name}': +planner feeds the deployable gate; add +heuristic"
-            )
-        return cls(
-            level=level,
-            inject=inject or "inject" in flags,
-            gate=gate,
-            heuristic="heuristic" in flags,
-            planner="planner" in flags,
-            completion_loop="completion-loop" in flags,
-            loop_controller="loop-controller" in flags,
-            uncapped="uncapped" in flags,
-        )
+        _check(name, flags)
+        return cls(level=level, switches=tuple(flags))
 
 
 def products() -> tuple[str, ...]:

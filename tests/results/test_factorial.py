@@ -25,7 +25,7 @@ def _summary(labels: list[str], turns: dict[str, float]) -> Summary:
     variants = []
     for label in labels:
         variant = Variant.parse(label)
-        planted = sum(e for f, e in turns.items() if getattr(variant, f))
+        planted = sum(e for f, e in turns.items() if variant.has(f.replace("_", "-")))
         episodes = [
             EpisodeScores(
                 scenario=s,

@@ -129,7 +129,7 @@ def test_every_product_is_registered_through_the_entry_points() -> None:
     assert all(designs()[name].PRODUCT for name in products())
     assert not any(designs()[name].PRODUCT for name in HEADLINE[:4])
     assert [v.label for v in parse_variants("products")] == list(products())
-    assert parse_variants("cc-tasks+gate")[0].gate
+    assert parse_variants("cc-tasks+gate")[0].has("gate")
 
 
 def test_a_users_design_that_names_a_product_joins_the_products_set(

@@ -36,6 +36,10 @@ def test_its_json_is_its_label_and_its_python_dump_its_fields() -> None:
         "level": "L3", "inject": True, "gate": True, "heuristic": False, "planner": False,
         "completion_loop": False, "loop_controller": False, "uncapped": False, "hooks": (),
     }  # fmt: skip
+    assert Variant.model_validate(variant.model_dump()) == variant  # the solver's argument
+    assert variant.switches == ("inject", "gate") and variant.has("gate")
+    with pytest.raises(KeyError):
+        variant.has("gates")  # a switch no declaration names is a typo, not False
 
     class Holder(BaseModel):
         variants: list[Variant]
