@@ -52,22 +52,27 @@ from tabulate import tabulate
 
 from harness.results.power import Method, Plan, plan, range_text
 from harness.results.power_study import (
+    BoardOutcome,
     Pool,
     PooledDf,
     Rate,
+    SequentialDesign,
     aa_sequential,
     ab_sequential,
     alarms_by_look,
     alarms_by_metric,
+    board_sequential,
     fixed_on_suite,
     fixed_power,
     pool_epochs,
     pool_of,
     pooled_df,
+    sequential_on_suite,
     truth,
 )
 from harness.results.report import read_summary
-from harness.results.summary import Summary
+from harness.results.sequential import Rule
+from harness.results.summary import Futility, Summary
 
 ROOT = Path(__file__).resolve().parent.parent
 PILOT = ROOT / "results/field/run"
@@ -80,7 +85,12 @@ PAIRS = (
 METRICS = ("task_success", "dropped_todos")
 AA_VARIANTS = ("L0-rewrite", "L4-inject+gate")
 #: the gate, and the gate without its sign-flip bound (the method before it), on the same draws
-AA_METHODS = (("sign-flip bound", True), ("t quantile alone", False))
+AA_METHODS = (("sign-flip bound", Rule()), ("t quantile alone", Rule(sign_flip=False)))
+#: the futility stop's threshold in the study (`run --futility`)
+FUTILITY = 0.1
+#: the board of the study's whole-run rows: two pairs on both metrics, one comparison of
+#: which has no difference at all in the pool
+BOARD_PAIRS = PAIRS[1:]
 #: the A/A's second design: batches of one epoch, this many looks (the gate only)
 AA_ONE_EPOCH_LOOKS = 10
 ALPHA = 0.05
@@ -134,6 +144,16 @@ class PlanCheck(BaseModel):
     sequential_power: Rate | None
     sequential_wrong_way: Rate | None
     sequential_mean_episodes: float | None
+    #: the smallest sequential run of one-epoch batches reaching the power, per spending
+    #: function (None: none of at most 2 x FIXED_MOST looks does, or no true effect)
+    at_power: dict[str, SequentialDesign | None] = {}
+
+
+class BoardRow(BaseModel):
+    """Whole-board sequential runs decided by one rule (`board_sequential`)."""
+
+    rule: str
+    outcome: BoardOutcome
 
 
 class AACheck(BaseModel):
@@ -172,6 +192,11 @@ class Study(BaseModel):
     aa_pooled: list[PooledDf]
     plans: list[PlanCheck]
     field_suite: list[dict[str, object]]
+    #: the MDE per metric the futility stop and the tolerance rows use
+    mde: dict[str, float]
+    board: list[tuple[str, str, str]]
+    board_epochs: int | None
+    board_rows: list[BoardRow]
 
 
 def run_pool(out: Path, scenarios: str | None, epochs: int, seed: int) -> Summary:
@@ -258,10 +283,16 @@ def check(
             pool, base, new, metric, POWER, ALPHA, args.reps_ab, FIXED_MOST, seed + 2
         )
     looks, batch = sequential_design(suite_epochs)
+    at_power: dict[str, SequentialDesign | None] = {}
     if effect != 0:
         power, mean_episodes, wrong = ab_sequential(
             pool, base, new, metric, args.reps_ab, batch, looks, ALPHA, seed + 3
         )
+        for spending in ("obrien-fleming", "pocock"):
+            at_power[spending] = sequential_on_suite(
+                pool, base, new, metric, POWER, ALPHA, args.reps_ab, 2 * FIXED_MOST, seed + 3,
+                Rule(spending=spending),
+            )  # fmt: skip
     return PlanCheck(
         base=base,
         new=new,
@@ -294,6 +325,7 @@ def check(
         sequential_power=power,
         sequential_wrong_way=wrong,
         sequential_mean_episodes=None if mean_episodes is None else round(mean_episodes, 3),
+        at_power=at_power,
     )
 
 
@@ -339,6 +371,54 @@ def field_suite(pool: Pool, args: argparse.Namespace) -> list[dict[str, object]]
             }
         )
     return out
+
+
+def study_mde(pool: Pool) -> dict[str, float]:
+    """Per metric, the smallest true difference of the study's comparisons that has one: the
+    MDE the futility stop and the tolerance rows are given."""
+    return {
+        m: round(min(abs(truth(pool, b, n, m)) for b, n in PAIRS if truth(pool, b, n, m)), 3)
+        for m in METRICS
+    }
+
+
+def board(
+    pool: Pool, mde: dict[str, float], args: argparse.Namespace
+) -> tuple[int | None, list[BoardRow]]:
+    """Whole-board sequential runs (BOARD_PAIRS x METRICS watched at once, one-epoch
+    batches) with as many looks as the board's fixed run has epochs: the fewest at which every
+    comparison with a difference reaches the power by the gate's one-look test at its
+    Bonferroni share of alpha. Decided by the default rule, with a tolerance at the MDE, with
+    a futility stop, and with Pocock-type spending and a futility stop."""
+    comparisons = [(b, n, m) for b, n in BOARD_PAIRS for m in METRICS]
+    alpha = ALPHA / len(comparisons)
+    epochs = 0
+    for k, (b, n, m) in enumerate(comparisons):
+        if truth(pool, b, n, m) == 0:
+            continue
+        found, _ = fixed_on_suite(
+            pool, b, n, m, POWER, alpha, args.reps_ab, 2 * FIXED_MOST, args.seed + 200 + k
+        )
+        if found is None:
+            return None, []
+        epochs = max(epochs, found)
+    futile = Futility(threshold=FUTILITY, mde=mde)
+    rules = [
+        ("O'Brien-Fleming-type (the default)", Rule(), {}),
+        ("O'Brien-Fleming-type, --tolerance at the MDE", Rule(), mde),
+        (f"O'Brien-Fleming-type, --futility {FUTILITY}", Rule(futility=futile), {}),
+        (f"Pocock-type, --futility {FUTILITY}", Rule(spending="pocock", futility=futile), {}),
+    ]
+    rows = [
+        BoardRow(
+            rule=name,
+            outcome=board_sequential(
+                pool, comparisons, args.reps_ab, epochs, ALPHA, args.seed + 300, tolerance, rule
+            ),
+        )
+        for name, rule, tolerance in rules
+    ]
+    return epochs, rows
 
 
 def fmt(r: Rate | None) -> str:
@@ -391,6 +471,21 @@ def render(study: Study) -> str:
          _saved(p)]
         for p in study.plans
     ]  # fmt: skip
+    power_rows = [
+        [f"{p.base} -> {p.new}", p.metric,
+         "-" if p.suite_episodes is None else str(p.suite_episodes), fmt(p.suite_power),
+         *[cell for spending in ("obrien-fleming", "pocock")
+           for cell in _at_power(p.at_power.get(spending), p.suite_episodes)]]
+        for p in study.plans if p.at_power
+    ]  # fmt: skip
+    names = [f"{b} -> {n} {m}" for b, n, m in study.board]
+    board_rows = [
+        [r.rule, f"{r.outcome.mean_episodes:.1f}", _fewer(r.outcome.mean_episodes, study),
+         fmt(r.outcome.stopped_early),
+         *[f"{right.rate:.2f} / {wrong.rate:.2f}"
+           for right, wrong in zip(r.outcome.right, r.outcome.wrong, strict=True)]]
+        for r in study.board_rows
+    ]  # fmt: skip
     field_rows = [
         [f"{f['base']} -> {f['new']}", f["metric"], f"{f['true_effect']:+.3f}",
          f"{f['scenarios']} x {f['epochs']}", f"{f['alpha']:.4f}", f["achieved_text"]]
@@ -415,7 +510,9 @@ def render(study: Study) -> str:
         f"({study.looks} looks of {study.batch} epochs), each variant twice on the same draws, "
         "with the gate (`sign-flip bound`) and without its sign-flip bound (`t quantile "
         f"alone`, the method before it); and the recommended one ({AA_ONE_EPOCH_LOOKS} looks "
-        "of one epoch), with the gate. Per metric: the runs in which that metric raised a "
+        "of one epoch), with the gate, with Pocock-type spending (`--spending pocock`) and with "
+        f"a futility stop (`--futility {FUTILITY}` at the MDEs of the board below). "
+        "Per metric: the runs in which that metric raised a "
         "false alarm; per look: the runs whose first false alarm was raised at each look.\n\n"
         + table(
             aa_rows,
@@ -535,6 +632,31 @@ def render(study: Study) -> str:
                 "saved",
             ],
         )  # fmt: skip
+        + "\n\n### At equal power, by spending function\n\n"
+        "The same question with the number of looks free: the fewest looks of one epoch "
+        f"(2 to {2 * FIXED_MOST}) whose sequential run decides the comparison the right way "
+        f"in at least {study.power} of the draws, the same draws at every size (`--spending "
+        "obrien-fleming`, the default, and `--spending pocock`). Its mean episodes against the "
+        "fixed run's, both at the plan's power.\n\n"
+        + table(
+            power_rows,
+            [
+                "base -> new",
+                "metric",
+                "fixed episodes",
+                "its power",
+                "O'Brien-Fleming: looks",
+                "power",
+                "mean episodes",
+                "saved",
+                "Pocock: looks",
+                "power",
+                "mean episodes",
+                "saved",
+            ],
+        )  # fmt: skip
+        + f"\n\n## A whole board: futility and tolerance ({study.reps_ab} repetitions)\n\n"
+        + _board_text(study, names, board_rows)
         + "\n\n## The field suite's planned run (scripts/field_suite.py)\n\n"
         "The board's planned size, drawn from the field-suite pool (scenarios with "
         "replacement from its 8), the planner's test at the board's per-comparison alpha.\n\n"
@@ -550,6 +672,50 @@ def render(study: Study) -> str:
             ],
         )  # fmt: skip
         + "\n"
+    )
+
+
+def _at_power(design: SequentialDesign | None, fixed: int | None) -> list[str]:
+    if design is None:
+        return ["none", "-", "-", "-"]
+    saved = "-" if fixed is None else _share(design.mean_episodes, fixed)
+    return [str(design.looks), design.power.text, f"{design.mean_episodes:.1f}", saved]
+
+
+def _share(episodes: float, fixed: int) -> str:
+    saved = 1 - episodes / fixed
+    return f"{abs(saved):.0%} {'fewer' if saved >= 0 else 'more'}"
+
+
+def _fewer(episodes: float, study: Study) -> str:
+    if study.board_epochs is None:
+        return "-"
+    variants = len({v for b, n, _ in study.board for v in (b, n)})
+    return _share(episodes, study.board_epochs * 12 * variants)
+
+
+def _board_text(study: Study, names: list[str], rows: list[list[str]]) -> str:
+    if study.board_epochs is None:
+        return "No fixed run of the board reaches the power within the pool's epochs.\n"
+    variants = len({v for b, n, _ in study.board for v in (b, n)})
+    mde = ", ".join(f"{m} {v:g}" for m, v in study.mde.items())
+    return (
+        f"The {len(study.board)} comparisons of {len(BOARD_PAIRS)} pairs on both metrics "
+        f"watched at once, alpha {study.alpha} over them, as `run --until-decided` watches a "
+        "board; one of them has no difference at all in the pool "
+        "(L4-inject -> L4-inject+gate on dropped_todos: neither drops anything). Its fixed "
+        f"run: {study.board_epochs} epochs x 12 scenarios x {variants} variants "
+        f"({study.board_epochs * 12 * variants} episodes), the fewest at which every "
+        "comparison with a difference reaches the power by the gate's one-look test at its "
+        "share of alpha. The sequential runs plan as many looks of one epoch (so never more "
+        "episodes) and stop when every comparison is decided. The MDE per metric (the "
+        "futility stop's, and the tolerance row's): the smallest true difference among the "
+        f"study's comparisons, {mde}. Per comparison: the share decided the right way (a "
+        "difference: its direction; none: not declared) / the share decided the wrong way.\n\n"
+        + table(
+            rows,
+            ["rule", "mean episodes", "against fixed", "stopped before the budget", *names],
+        )
     )
 
 
@@ -608,14 +774,18 @@ def main() -> int:
     if pool_epochs(pool) < need:
         print(f"power_study: A/A needs --pool-epochs >= {need}", file=sys.stderr)
         return 2
-    designs = [(LOOKS, BATCH, method, flip) for method, flip in AA_METHODS]
-    designs.append((AA_ONE_EPOCH_LOOKS, 1, AA_METHODS[0][0], True))
+    mde = study_mde(pool)
+    futile = Futility(threshold=FUTILITY, mde=mde)
+    designs = [(LOOKS, BATCH, method, rule) for method, rule in AA_METHODS]
+    designs.append((AA_ONE_EPOCH_LOOKS, 1, AA_METHODS[0][0], AA_METHODS[0][1]))
+    designs.append((AA_ONE_EPOCH_LOOKS, 1, "Pocock-type", Rule(spending="pocock")))
+    designs.append((AA_ONE_EPOCH_LOOKS, 1, f"futility {FUTILITY}", Rule(futility=futile)))
     aa = []
-    for looks, batch, method, sign_flip in designs:
+    for looks, batch, method, rule in designs:
         for k, variant in enumerate(AA_VARIANTS):
             alarms, outcomes = aa_sequential(
                 pool, variant, list(METRICS), args.reps_aa, batch, looks, ALPHA, args.seed + k,
-                sign_flip,
+                rule,
             )  # fmt: skip
             mean = sum(o.episodes for o in outcomes) / len(outcomes)
             aa.append(
@@ -641,6 +811,7 @@ def main() -> int:
         check(pool, default_run, base, new, metric, args, args.seed + 10 * (i + 1))
         for i, (base, new, metric) in enumerate((b, n, m) for b, n in PAIRS for m in METRICS)
     ]
+    board_epochs, board_rows = board(pool, mde, args)
     flags = [
         f"--pool-epochs {args.pool_epochs}" if args.pool_epochs != 40 else "",
         f"--field-pool-epochs {args.field_pool_epochs}" if args.field_pool_epochs != 16 else "",
@@ -663,6 +834,10 @@ def main() -> int:
         aa_pooled=aa_pooled,
         plans=plans,
         field_suite=field_suite(field, args),
+        mde=mde,
+        board=[(b, n, m) for b, n in BOARD_PAIRS for m in METRICS],
+        board_epochs=board_epochs,
+        board_rows=board_rows,
     )
     # the timings go to the terminal, not the files: the same command gives the same bytes
     print(

@@ -268,7 +268,7 @@ class RunOptions(BaseModel):
     spending: Spending = _sequential(
         "obrien-fleming",
         "the alpha spending function: obrien-fleming (spends little early; the default) or "
-        "pocock (spends evenly: a large difference stops sooner; plan about 1.3x the looks)",
+        "pocock (spends evenly: a large difference can stop an early look; a higher last bound)",
     )
     futility: float | None = _sequential(
         None,

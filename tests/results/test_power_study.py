@@ -13,6 +13,7 @@ from harness.results.power_study import (
     ab_sequential,
     alarms_by_look,
     alarms_by_metric,
+    board_sequential,
     fixed_power,
     paired_groups,
     pool_epochs,
@@ -20,10 +21,12 @@ from harness.results.power_study import (
     pooled_df,
     rate,
     right_way,
+    sequential_on_suite,
     sequential_run,
     truth,
 )
-from harness.results.summary import EpisodeScores, Stat, Summary, VariantSummary
+from harness.results.sequential import Rule
+from harness.results.summary import EpisodeScores, Futility, Stat, Summary, VariantSummary
 
 
 def synthetic(success: dict[str, float], scenarios: int, epochs: int, seed: int = 0) -> Pool:
@@ -139,3 +142,39 @@ def test_the_pooled_variance_of_a_count_one_scenario_carries_rests_on_its_epochs
     spread = synthetic({"A": 0.5}, scenarios=6, epochs=40)
     df = pooled_df(spread, "A", "task_success", 20, 20, seed=0).df_satterthwaite
     assert df is not None and df > 80
+
+
+def test_the_smallest_sequential_design_at_a_power_is_found_on_the_same_draws() -> None:
+    """A clear difference reaches the power with few looks, and the design found is the
+    smallest: one look fewer does not reach it (or is below the search's first size, 2)."""
+    pool = synthetic({"A": 0.3, "B": 0.8}, scenarios=6, epochs=12, seed=5)
+    found = sequential_on_suite(pool, "A", "B", "task_success", 0.8, 0.05, 30, 12, seed=6)
+    assert found is not None and found.power.rate >= 0.8 and found.wrong_way.hits == 0
+    if found.looks > 2:
+        fewer, _, _ = ab_sequential(
+            pool, "A", "B", "task_success", 30, 1, found.looks - 1, 0.05, seed=6
+        )
+        assert fewer.rate < 0.8
+    same = synthetic({"A": 0.5, "B": 0.5}, scenarios=6, epochs=12, seed=5)
+    assert sequential_on_suite(same, "A", "B", "task_success", 0.8, 0.05, 10, 6, seed=6) is None
+
+
+def test_a_board_counts_right_and_wrong_per_comparison_and_a_tolerance_ends_a_null_one() -> None:
+    """Three variants, two comparisons: A -> B a large difference, A -> C none at all (the
+    same episodes). Without a tolerance the null comparison is never decided, so no run stops
+    before its budget; with one at 0.3 it is decided within tolerance and runs stop sooner.
+    Neither declares the null comparison, and the difference is found the right way."""
+    pool = synthetic({"A": 0.2, "B": 0.95}, scenarios=6, epochs=12, seed=7)
+    pool["C"] = pool["A"]
+    comparisons = [("A", "B", "task_success"), ("A", "C", "task_success")]
+    plain = board_sequential(pool, comparisons, 20, 10, 0.05, 8, {})
+    assert plain.right[0].rate >= 0.9 and plain.right[1].rate == 1.0
+    assert [w.hits for w in plain.wrong] == [0, 0]
+    assert plain.stopped_early.hits == 0 and plain.mean_episodes == 3 * 6 * 10
+    tolerant = board_sequential(pool, comparisons, 20, 10, 0.05, 8, {"task_success": 0.3})
+    assert tolerant.stopped_early.hits > 0 and tolerant.mean_episodes < plain.mean_episodes
+    assert [w.hits for w in tolerant.wrong] == [0, 0]
+    # a futility stop at an MDE the rest of the run could never show ends it too
+    futile = Rule(futility=Futility(threshold=0.1, mde={"task_success": 0.01}))
+    stopped = board_sequential(pool, comparisons, 20, 10, 0.05, 8, {}, futile)
+    assert stopped.mean_episodes < plain.mean_episodes and stopped.wrong[0].hits == 0
