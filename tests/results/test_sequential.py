@@ -21,7 +21,15 @@ from harness.results.sequential import (
     sign_flip_bound,
     spending,
 )
-from harness.results.summary import EpisodeScores, Futility, Look, Stat, Summary, VariantSummary
+from harness.results.summary import (
+    EpisodeScores,
+    Futility,
+    Look,
+    Spending,
+    Stat,
+    Summary,
+    VariantSummary,
+)
 
 #: Lan-DeMets O'Brien-Fleming-type bounds, two-sided alpha 0.05, equally spaced looks: gsDesign
 #: sfLDOF and rpact asOF give these; DeMets and Lan (1994, Stat Med 13:1341, table 1) print
@@ -53,17 +61,17 @@ def test_boundaries_match_the_published_pocock_type_values() -> None:
 
 
 @pytest.mark.parametrize("kind", ["obrien-fleming", "pocock"])
-def test_boundaries_spend_alpha_by_an_independent_computation(kind: str) -> None:
+def test_boundaries_spend_alpha_by_an_independent_computation(kind: Spending) -> None:
     """scipy's multivariate normal (Genz) over the looks' z statistics, corr sqrt(t_i / t_j):
     the chance of staying inside every look's bound up to look k is 1 - alpha(t_k)."""
-    bounds = np.asarray(boundaries(4, 0.05, kind))  # type: ignore[arg-type]
+    bounds = np.asarray(boundaries(4, 0.05, kind))
     t = np.arange(1, 5) / 4
     cov = np.sqrt(np.minimum.outer(t, t) / np.maximum.outer(t, t))
     for k in range(1, 5):
         inside = sps.multivariate_normal.cdf(
             bounds[:k], np.zeros(k), cov[:k, :k], lower_limit=-bounds[:k], rng=0
         )
-        assert inside == pytest.approx(1 - spending(k / 4, 0.05, kind), abs=2e-5)  # type: ignore[arg-type]
+        assert inside == pytest.approx(1 - spending(k / 4, 0.05, kind), abs=2e-5)
 
 
 def test_conditional_power_by_simulation() -> None:
