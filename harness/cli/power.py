@@ -48,10 +48,11 @@ def _pilot(args: argparse.Namespace) -> Summary:
             raise UsageError(f"{flags}: only with a sim/PROFILE pilot (a pilot run to make)")
         return read(args.pilot)
     from harness.results.power import parse_pairs
-    from harness.run.benchmark import BenchmarkPlan, run_benchmark
+    from harness.run.benchmark import run_benchmark
+    from harness.run.options import RunOptions
 
     named = [v for pair in parse_pairs(args.pairs) for v in pair] if args.pairs else []
-    plan = BenchmarkPlan(
+    plan = RunOptions(
         model=args.pilot,
         variants=list(dict.fromkeys(named)) or "headline",
         scenarios=args.scenarios or "all",

@@ -29,10 +29,10 @@ from harness.todo.variants import SWITCHES
 def cmd_run(args: argparse.Namespace) -> int:
     # the run settles the collector once its imports are done (`harness/run/heap.py`)
     with heap.imports_uncollected():
-        from harness.run.benchmark import BenchmarkPlan, run_benchmark
+        from harness.run.benchmark import run_benchmark
         from harness.run.sequential import run_sequential
 
-        plan = BenchmarkPlan(**{name: getattr(args, name) for name in BenchmarkPlan.model_fields})
+        plan = RunOptions(**{name: getattr(args, name) for name in RunOptions.model_fields})
         result = run_sequential(plan) if plan.until_decided else run_benchmark(plan)
     log_dir = storage.join(result.run_dir, "logs")
     if result.summary is None:

@@ -8,13 +8,14 @@ from harness._face import lazy
 
 if TYPE_CHECKING:
     from harness.errors import UsageError
-    from harness.run.benchmark import BenchmarkPlan, BenchmarkResult, run_benchmark
+    from harness.run.benchmark import BenchmarkResult, run_benchmark
+    from harness.run.options import RunOptions
     from harness.run.task import build_task
 
 __getattr__ = lazy(
     __name__,
     {
-        "BenchmarkPlan": "harness.run.benchmark",
+        "RunOptions": "harness.run.options",
         "BenchmarkResult": "harness.run.benchmark",
         "UsageError": "harness.errors",
         "run_benchmark": "harness.run.benchmark",
@@ -23,7 +24,7 @@ __getattr__ = lazy(
 )
 
 __all__ = [
-    "BenchmarkPlan",
+    "RunOptions",
     "BenchmarkResult",
     "UsageError",
     "run_benchmark",

@@ -3,8 +3,8 @@ scripts and the tests all run through it: the plan is checked and resolved (`pre
 run folder claimed or resumed (`folder.py`), the episodes run by an executor (`executors.py`),
 and the folder gets `summary.json` and the markdown leaderboard (and `--publish` a whole set).
 
-    from harness.run.benchmark import BenchmarkPlan, run_benchmark
-    result = run_benchmark(BenchmarkPlan(variants="L0-rewrite,L3-granular", epochs=1))
+    from harness.run import RunOptions, run_benchmark
+    result = run_benchmark(RunOptions(variants="L0-rewrite,L3-granular", epochs=1))
     result.summary  # the published Summary (None when no episode could be scored)
 """
 
@@ -27,11 +27,8 @@ from harness.run.executors import RunStopped, executor_for
 from harness.run.folder import CpuPhases, RunFolder, RunRecord, Timing
 from harness.run.options import OWN_DISPLAY, RunOptions
 from harness.run.prepare import Prepared, prepare
-from harness.run.runner import RunPlan
+from harness.run.runner import WorkerPlan
 from harness.suite.scenario import own_folder
-
-#: `run_benchmark`'s plan: the run's options, declared once in `harness/run/options.py`
-BenchmarkPlan = RunOptions
 
 
 class BenchmarkResult(BaseModel):
@@ -57,7 +54,7 @@ def _cpu() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-def run_benchmark(plan: BenchmarkPlan, say: Callable[[str], None] = _stderr) -> BenchmarkResult:
+def run_benchmark(plan: RunOptions, say: Callable[[str], None] = _stderr) -> BenchmarkResult:
     """Run a plan (see the module docstring); `say` receives the status lines (stderr by
     default). Bad input raises UsageError (or ScenarioError, ProfileError) with one line. A
     sequential plan (`until_decided`) is `harness.run.sequential.run_sequential`'s."""
@@ -172,7 +169,7 @@ def _result(
     )
 
 
-def _run_plan(plan: RunOptions, ready: Prepared, folder: RunFolder) -> RunPlan:
+def _run_plan(plan: RunOptions, ready: Prepared, folder: RunFolder) -> WorkerPlan:
     """What every worker needs: the resolved plan, picklable."""
     # `timeout` alone is checked between attempts (a server that never answers would hang the
     # run): `attempt_timeout` bounds each attempt too
@@ -184,7 +181,7 @@ def _run_plan(plan: RunOptions, ready: Prepared, folder: RunFolder) -> RunPlan:
     if not ready.is_sim:
         # a small local model can ramble until its context is full: bound every reply
         generate.update(seed=plan.seed, max_tokens=plan.max_tokens)
-    return RunPlan(
+    return WorkerPlan(
         model=plan.model,
         model_args=ready.model_args,
         variants=ready.variants,

@@ -12,7 +12,7 @@ from harness.progress import RunProgress
 from harness.run import preflight, ray_executor, runner
 from harness.run.folder import RunFolder
 from harness.run.options import OWN_DISPLAY, RunOptions
-from harness.run.runner import RunPlan
+from harness.run.runner import WorkerPlan
 from harness.run.shards import ShardRecord, done_episodes, split
 
 
@@ -33,7 +33,7 @@ class DiskFull(RunStopped):
 
 
 class Executor(Protocol):
-    def run(self, plan: RunPlan, folder: RunFolder) -> bool:
+    def run(self, plan: WorkerPlan, folder: RunFolder) -> bool:
         """Run every episode of the plan not already in the folder's logs."""
         ...
 
@@ -44,7 +44,7 @@ class LocalExecutor:
     def __init__(self, options: RunOptions, say: Callable[[str], None] = _stderr) -> None:
         self.options, self.say = options, say
 
-    def run(self, plan: RunPlan, folder: RunFolder) -> bool:
+    def run(self, plan: WorkerPlan, folder: RunFolder) -> bool:
         options = self.options
         with RunProgress(
             plan.total,
@@ -72,7 +72,7 @@ class RayExecutor:
     def __init__(self, options: RunOptions, say: Callable[[str], None] = _stderr) -> None:
         self.options, self.say = options, say
 
-    def run(self, plan: RunPlan, folder: RunFolder) -> bool:
+    def run(self, plan: WorkerPlan, folder: RunFolder) -> bool:
         options, say = self.options, self.say
         shards = split(plan.variants, plan.scenarios.split(","), options.shard_size)
         records = {

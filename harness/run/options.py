@@ -47,6 +47,7 @@ def _cli(**extra: Any) -> dict[str, Any]:
 
 def _sequential(default: Any, description: str, **bounds: Any) -> Any:
     """An option only a sequential run reads (`--until-decided`); its help says so."""
+    # harness.run.sequential_plan.SEQUENTIAL finds these options by this prefix
     return Field(default, description=f"with --until-decided: {description}", **bounds)
 
 
@@ -284,31 +285,3 @@ class RunOptions(BaseModel):
         "METRIC=VALUE[,...] (e.g. task_success=0.1,dropped_todos=0.3)",
         json_schema_extra=_cli(metavar="M=V,..."),
     )
-
-
-#: the options only a sequential run reads (`harness/run/sequential.py`)
-SEQUENTIAL = (
-    "pairs",
-    "metrics",
-    "alpha",
-    "tolerance",
-    "max_batches",
-    "max_episodes",
-    "max_cost",
-    "spending",
-    "futility",
-    "mde",
-)
-
-
-def sequential_defaults() -> dict[str, Any]:
-    """The sequential options at their defaults: what a batch, an ordinary run, gets."""
-    return {name: RunOptions.model_fields[name].default for name in SEQUENTIAL}
-
-
-def stray_sequential(plan: RunOptions) -> list[str]:
-    """The sequential options given to a run without --until-decided, as flags."""
-    if plan.until_decided:
-        return []
-    given = [n for n, d in sequential_defaults().items() if getattr(plan, n) != d]
-    return ["--" + name.replace("_", "-") for name in given]

@@ -19,7 +19,8 @@ from harness.products.product import SandboxKind
 from harness.results.provenance import provenance
 from harness.results.summary import Price, Provenance, price_for
 from harness.run import ray_executor
-from harness.run.options import MAX_EPISODES, RunOptions, stray_sequential
+from harness.run.options import MAX_EPISODES, RunOptions
+from harness.run.sequential_plan import stray_sequential
 from harness.suite.scenario import Scenario, own_folder, scenario_folder, select
 from harness.todo.variants import Variant, parse_variants
 

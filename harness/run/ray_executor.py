@@ -18,7 +18,7 @@ from typing import Any
 
 from harness import progress
 from harness.progress import RunProgress
-from harness.run.runner import RunPlan
+from harness.run.runner import WorkerPlan
 from harness.run.shards import Shard, ShardRecord, run_shard
 
 #: environment a worker on another node needs to reach the same store and model servers
@@ -78,7 +78,7 @@ class _Tally:
         return dict(self.attempts), dict(self.episodes), dict(self.running), dict(self.seconds)
 
 
-def _shard_task(plan: RunPlan, shard: Shard, tally: Any) -> int:
+def _shard_task(plan: WorkerPlan, shard: Shard, tally: Any) -> int:
     """One attempt at a shard, in a Ray worker process (the plan and shard pickled as they
     are, like a local worker's: no variant is validated from its label before its design
     is registered)."""
@@ -110,7 +110,7 @@ def _die_if_armed() -> None:
 
 
 def run_on_ray(
-    plan: RunPlan,
+    plan: WorkerPlan,
     shards: list[Shard],
     records: dict[str, ShardRecord],
     display: RunProgress,

@@ -32,7 +32,7 @@ from harness.run.options import OWN_DISPLAY, PASSED_TO_TASK
 from harness.todo.variants import Variant
 
 
-class RunPlan(BaseModel):
+class WorkerPlan(BaseModel):
     """Everything a worker needs to run its share (picklable, no live objects)."""
 
     model: str
@@ -61,11 +61,11 @@ class RunPlan(BaseModel):
         return self.episodes or len(self.variants) * len(self.scenarios.split(",")) * self.epochs
 
 
-def log_dir_for(plan: RunPlan, variant: Variant) -> str:
+def log_dir_for(plan: WorkerPlan, variant: Variant) -> str:
     return storage.join(plan.log_root, variant.label)
 
 
-def run_variant(plan: RunPlan, variant: Variant, display: str) -> bool:
+def run_variant(plan: WorkerPlan, variant: Variant, display: str) -> bool:
     """One variant as an eval set; True if every sample finished."""
     from inspect_ai import eval_set
 
@@ -186,11 +186,11 @@ def _without_provider_state(model: str) -> AbstractContextManager[None]:
     return without_provider_imports(model.startswith("sim/"))
 
 
-def _run_share(plan: RunPlan, share: list[Variant], display: str) -> list[bool]:
+def _run_share(plan: WorkerPlan, share: list[Variant], display: str) -> list[bool]:
     return [run_variant(plan, variant, display) for variant in share]
 
 
-def completed_episodes(plan: RunPlan) -> int:
+def completed_episodes(plan: WorkerPlan) -> int:
     """Episodes already in finished logs of this run folder (a resumed run starts from them)."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
@@ -205,7 +205,7 @@ def completed_episodes(plan: RunPlan) -> int:
     return done
 
 
-def run(plan: RunPlan, workers: int, display: RunProgress) -> bool:
+def run(plan: WorkerPlan, workers: int, display: RunProgress) -> bool:
     """Run every variant of the plan. With our own display every worker feeds one overall bar;
     with one of inspect's displays the first worker shows it and the others are quiet."""
     workers = max(1, min(workers, len(plan.variants)))

@@ -21,7 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from harness import storage
-from harness.run.runner import RunPlan, run_variant
+from harness.run.runner import WorkerPlan, run_variant
 from harness.todo.variants import Variant
 
 
@@ -69,12 +69,12 @@ def split(variants: Sequence[Variant], scenarios: Sequence[str], size: int) -> l
     ]
 
 
-def shard_folder(plan: RunPlan, shard: Shard) -> str:
+def shard_folder(plan: WorkerPlan, shard: Shard) -> str:
     """Where a shard's log lives: `<logs>/<variant>/shard-NNN/`."""
     return storage.join(plan.log_root, shard.variant.label, f"shard-{shard.index:03d}")
 
 
-def done_episodes(plan: RunPlan, shard: Shard, warn: Callable[[str], None] = _stderr) -> int:
+def done_episodes(plan: WorkerPlan, shard: Shard, warn: Callable[[str], None] = _stderr) -> int:
     """The shard's episodes if the store holds a whole, successful log of all of them, else 0."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
@@ -103,7 +103,7 @@ def done_episodes(plan: RunPlan, shard: Shard, warn: Callable[[str], None] = _st
     return 0
 
 
-def run_shard(plan: RunPlan, shard: Shard) -> int:
+def run_shard(plan: WorkerPlan, shard: Shard) -> int:
     """Run one shard and put its log into the store; returns its episode count."""
     from inspect_ai.log import read_eval_log
 

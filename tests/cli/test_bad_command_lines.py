@@ -135,12 +135,12 @@ def test_a_huge_epoch_count_is_refused_at_once_in_bounded_memory(tmp_path: Path)
 
 def test_the_api_bounds_epochs_and_the_plan_too(tmp_path: Path) -> None:
     from harness.errors import UsageError
-    from harness.run.benchmark import BenchmarkPlan, run_benchmark
+    from harness.run import RunOptions, run_benchmark
 
     out = str(tmp_path / "out")
     with pytest.raises(ValidationError, match="less than or equal to 1000"):
-        BenchmarkPlan(epochs=99999999999999999999, out=out)
-    plan = BenchmarkPlan(variants="headline,products", scenarios="all", epochs=1000, out=out)
+        RunOptions(epochs=99999999999999999999, out=out)
+    plan = RunOptions(variants="headline,products", scenarios="all", epochs=1000, out=out)
     with pytest.raises(UsageError) as refused:
         run_benchmark(plan)
     assert str(refused.value) == (

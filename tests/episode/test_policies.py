@@ -25,7 +25,7 @@ from harness.episode.policies import (
     installed_by,
     policies_for,
 )
-from harness.run.runner import RunPlan, run_variant
+from harness.run.runner import WorkerPlan, run_variant
 from harness.todo.variants import SWITCHES, Switch, Variant
 from tests.helpers import ROOT
 
@@ -85,7 +85,7 @@ def test_a_new_switch_is_one_declaration_and_its_policy(
         Variant.parse("L3-granular+toy")
     assert [type(p) for p in policies_for(variant)] == [InjectList, Toy]
 
-    plan = RunPlan(
+    plan = WorkerPlan(
         model="sim/sloppy",
         model_args={"seed": 0},
         variants=[variant],

@@ -141,11 +141,11 @@ def test_a_run_is_a_call_that_returns_its_summary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from harness.errors import UsageError
-    from harness.run.benchmark import BenchmarkPlan, run_benchmark
+    from harness.run import RunOptions, run_benchmark
     from harness.run.folder import Timing
 
     said: list[str] = []
-    plan = BenchmarkPlan(
+    plan = RunOptions(
         variants="L0-rewrite",
         scenarios="excel_export",
         epochs=1,

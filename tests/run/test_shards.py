@@ -10,15 +10,15 @@ import pytest
 
 from harness.results.report import read_run, summarize
 from harness.run.benchmark import _missing_episodes
-from harness.run.runner import RunPlan, run_variant
+from harness.run.runner import WorkerPlan, run_variant
 from harness.run.shards import Shard, done_episodes, run_shard, shard_folder, split
 from harness.todo.variants import parse_variants
 
 SCENARIOS = ["compaction", "excel_export", "rename_chain"]
 
 
-def plan(root: Path) -> RunPlan:
-    return RunPlan(
+def plan(root: Path) -> WorkerPlan:
+    return WorkerPlan(
         model="sim/sloppy",
         model_args={"seed": 0},
         variants=parse_variants("L0-rewrite"),
@@ -47,7 +47,7 @@ def test_the_split_is_deterministic_and_covers_every_scenario_once() -> None:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunPlan, list[Shard], Path]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[WorkerPlan, list[Shard], Path]:
     """The same plan run once whole and once as two shards."""
     whole = tmp_path_factory.mktemp("whole")
     assert run_variant(plan(whole), plan(whole).variants[0], "none")
@@ -59,7 +59,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunPlan, list[Shard]
 
 
 def test_a_sharded_run_summarizes_exactly_as_the_whole_run(
-    runs: tuple[RunPlan, list[Shard], Path],
+    runs: tuple[WorkerPlan, list[Shard], Path],
 ) -> None:
     sharded, shards, whole = runs
     one, problems_one = read_run(whole)
@@ -76,7 +76,7 @@ def test_a_sharded_run_summarizes_exactly_as_the_whole_run(
 
 
 def test_a_damaged_log_is_skipped_with_a_warning(
-    runs: tuple[RunPlan, list[Shard], Path], tmp_path: Path
+    runs: tuple[WorkerPlan, list[Shard], Path], tmp_path: Path
 ) -> None:
     sharded, shards, _ = runs
     good, _ = read_run(sharded.log_root)
@@ -118,7 +118,7 @@ def _flipped(log: Path, target: Path, member: str) -> None:
 
 
 def test_a_shard_log_with_damaged_summaries_runs_again_and_is_kept_aside(
-    runs: tuple[RunPlan, list[Shard], Path], tmp_path: Path
+    runs: tuple[WorkerPlan, list[Shard], Path], tmp_path: Path
 ) -> None:
     """Its header is whole and says success, but the part a summary reads is not: the shard is
     not done (a rerun heals the run), and the object is kept under a name that says so."""
@@ -138,7 +138,7 @@ def test_a_shard_log_with_damaged_summaries_runs_again_and_is_kept_aside(
 
 
 def test_a_log_with_one_damaged_sample_is_reported(
-    runs: tuple[RunPlan, list[Shard], Path], tmp_path: Path
+    runs: tuple[WorkerPlan, list[Shard], Path], tmp_path: Path
 ) -> None:
     sharded, shards, _ = runs
     copy = plan(tmp_path)
@@ -155,7 +155,7 @@ def test_a_log_with_one_damaged_sample_is_reported(
 
 
 def test_a_missing_shard_shows_as_missing_episodes(
-    runs: tuple[RunPlan, list[Shard], Path], tmp_path: Path
+    runs: tuple[WorkerPlan, list[Shard], Path], tmp_path: Path
 ) -> None:
     sharded, shards, _ = runs
     partial = plan(tmp_path)
@@ -168,7 +168,7 @@ def test_a_missing_shard_shows_as_missing_episodes(
 
 
 def test_an_episode_in_two_logs_counts_once(
-    runs: tuple[RunPlan, list[Shard], Path],
+    runs: tuple[WorkerPlan, list[Shard], Path],
 ) -> None:
     sharded, _, whole = runs
     # the whole run's log and the shards' logs in one folder: every episode is in two logs

@@ -13,14 +13,14 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 
 from harness import progress
 from harness.run import task
-from harness.run.runner import RunPlan, log_dir_for, run_variant
+from harness.run.runner import WorkerPlan, log_dir_for, run_variant
 from harness.todo.variants import Variant
 
 LABEL = "L4-inject+gate"
 
 
-def plan(root: Path) -> RunPlan:
-    return RunPlan(
+def plan(root: Path) -> WorkerPlan:
+    return WorkerPlan(
         model="sim/sloppy",
         model_args={"seed": 0},
         variants=[Variant.parse(LABEL)],
