@@ -87,10 +87,12 @@ def _spare(server: socket.socket, told: int) -> int:
     """Fork the child that takes the next call (the fork is off the call's path: a call waits
     only for its own work); its pid. The child says on `told` when it has taken a call, so the
     next spare is forked while it works."""
+    # the server's pid is taken before the fork: a server killed between the fork and the
+    # child's first line would leave the child reading its new parent as its server, for ever
+    parent = os.getpid()
     pid = os.fork()
     if pid:
         return pid
-    parent = os.getppid()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     while True:
         try:
