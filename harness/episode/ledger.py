@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from inspect_ai.model import ModelUsage
 from pydantic import BaseModel, Field
@@ -221,7 +221,9 @@ class Ledger(BaseModel):
 
     scenario: str
     variant: str
-    events: list[Event] = Field(default_factory=list)
+    #: read by each event's `kind` (every event type has its own): tried member by member, as a
+    #: plain union is, reading a ledger back (the scorer, the summary) cost 4x as much
+    events: list[Annotated[Event, Field(discriminator="kind")]] = Field(default_factory=list)
     end_reason: EndReason = "running"
     turns: int = 0
 
