@@ -44,24 +44,42 @@ class EpisodeRecord(StoreModel):
 
     def take_ledger(self) -> Ledger | None:
         """The ledger, from either form (None if the solver left none)."""
-        if self.ledger_json:
-            return Ledger.model_validate_json(self.ledger_json)
-        return Ledger.model_validate(self.ledger) if self.ledger else None
+        return _ledger_of(self.ledger_json, self.ledger)
+
+
+def _ledger_of(ledger_json: str, ledger: dict[str, Any]) -> Ledger | None:
+    """The ledger from the record's text form, or its object form in a log made before."""
+    if ledger_json:
+        return Ledger.model_validate_json(ledger_json)
+    return Ledger.model_validate(ledger) if ledger else None
+
+
+#: the sample store's keys of the record's fields, as `StoreModel` names them
+_KEYS = {name: f"{EpisodeRecord.__name__}:{name}" for name in EpisodeRecord.model_fields}
+_DATA = ("ledger_json", "ledger", "checks", "final_files", "task_state")
 
 
 def take_record(state: TaskState) -> tuple[Ledger, list[CheckResult], list[str], dict[str, Any]]:
     """The episode record of a sample; an infrastructure error if the solver left none."""
-    record = state.store_as(EpisodeRecord)
-    ledger = record.take_ledger()
+    store = state.store
+    if all(_KEYS[name] in store for name in _DATA):
+        # read from the store as it is: binding the StoreModel builds a pydantic TypeAdapter per
+        # field on every read (about 4 M instructions per episode) to copy the same values
+        ledger = _ledger_of(store.get(_KEYS["ledger_json"]), store.get(_KEYS["ledger"]))
+        checks, files, task_state = (store.get(_KEYS[name]) for name in _DATA[2:])
+    else:  # no record: binding the model writes its defaults into the store, as it always did
+        record = state.store_as(EpisodeRecord)
+        ledger = record.take_ledger()
+        checks, files, task_state = record.checks, record.final_files, record.task_state
     if ledger is None:
         raise RuntimeError(
             f"no episode record for sample {state.sample_id}: the todo_agent solver did not run"
         )
     return (
         ledger,
-        [CheckResult.model_validate(c) for c in record.checks],
-        list(record.final_files),
-        dict(record.task_state),
+        [CheckResult.model_validate(c) for c in checks],
+        list(files),
+        dict(task_state),
     )
 
 
