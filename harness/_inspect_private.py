@@ -35,6 +35,10 @@ inspect-newest` runs it against the newest releases the registry serves).
   0.2.72): inspect-swe serves a sample's CLI runs on consecutive local ports counted under a
   key of the sample store, from 3001 for every sample; an episode starts that count at its
   own block of ports (`agents/bridge_ports.py`), so that episodes run side by side.
+- `store_keys` (`StoreModel`'s naming of its fields in the sample store, not documented):
+  the scorer reads an episode's record from the store as it is, without binding the model (a
+  pydantic adapter per field per read); the names are taken from what a `StoreModel` writes
+  into a scratch store, and a reader falls back to binding the model where they are absent.
 - `stop_local_sandbox_now` (`inspect_ai.util._sandbox.local.LocalSandboxEnvironment`, its
   tools folder and `_SANDBOX_TOOLS_DIR_ENV`; `inspect_ai.util._sandbox._cli.SANDBOX_CLI`):
   the local sandbox starts inspect's sandbox-tools server as a daemon (the bridge's model
@@ -70,6 +74,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspect_ai.model import ModelCall
 from inspect_ai.tool import ToolInfo
+from inspect_ai.util import Store, StoreModel
 
 from harness.errors import UsageError
 
@@ -226,6 +231,17 @@ def moved() -> list[tuple[Reach | PortKey, str]]:
         except InspectMoved as error:
             gone.append((key, str(error)))
     return gone
+
+
+@functools.cache
+def store_keys(model: type[StoreModel]) -> dict[str, str]:
+    """Each field of `model` by the sample-store key a `StoreModel` keeps it under, as one
+    built on a scratch store writes them (no instance name)."""
+    scratch = Store()
+    model(store=scratch)
+    fields = set(model.model_fields) - {"store", "instance"}
+    found = {key.rsplit(":", 1)[-1]: key for key, _ in scratch.items()}
+    return {name: found[name] for name in fields if name in found}
 
 
 def active_samples() -> list[ActiveSample]:

@@ -10,6 +10,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import StoreModel
 from pydantic import Field
 
+from harness._inspect_private import store_keys
 from harness.episode.ledger import Ledger
 from harness.suite.checks import CheckResult
 from harness.suite.scenario import Scenario
@@ -54,19 +55,18 @@ def _ledger_of(ledger_json: str, ledger: dict[str, Any]) -> Ledger | None:
     return Ledger.model_validate(ledger) if ledger else None
 
 
-#: the sample store's keys of the record's fields, as `StoreModel` names them
-_KEYS = {name: f"{EpisodeRecord.__name__}:{name}" for name in EpisodeRecord.model_fields}
+#: the record's fields the scorer reads
 _DATA = ("ledger_json", "ledger", "checks", "final_files", "task_state")
 
 
 def take_record(state: TaskState) -> tuple[Ledger, list[CheckResult], list[str], dict[str, Any]]:
     """The episode record of a sample; an infrastructure error if the solver left none."""
-    store = state.store
-    if all(_KEYS[name] in store for name in _DATA):
+    store, keys = state.store, store_keys(EpisodeRecord)
+    if all(name in keys and keys[name] in store for name in _DATA):
         # read from the store as it is: binding the StoreModel builds a pydantic TypeAdapter per
         # field on every read (about 4 M instructions per episode) to copy the same values
-        ledger = _ledger_of(store.get(_KEYS["ledger_json"]), store.get(_KEYS["ledger"]))
-        checks, files, task_state = (store.get(_KEYS[name]) for name in _DATA[2:])
+        ledger = _ledger_of(store.get(keys["ledger_json"]), store.get(keys["ledger"]))
+        checks, files, task_state = (store.get(keys[name]) for name in _DATA[2:])
     else:  # no record: binding the model writes its defaults into the store, as it always did
         record = state.store_as(EpisodeRecord)
         ledger = record.take_ledger()

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from inspect_ai.log import read_eval_log
 from inspect_ai.util import Store
 
+from harness._inspect_private import store_keys
 from harness.episode.ledger import Ledger, TodoEvent
-from harness.episode.record import EpisodeRecord
+from harness.episode.record import EpisodeRecord, take_record
 from harness.todo.base import TodoItem
 
 
@@ -100,3 +103,38 @@ def test_a_deep_copy_with_an_update_leaves_the_shared_scenario_alone() -> None:
     capped = shared.model_copy(update={"max_turns": 3}, deep=True)
     assert capped.max_turns == 3 and shared.max_turns != 3
     assert load_scenario(Path("scenarios/excel_export.yaml")).max_turns == shared.max_turns
+
+
+def _state(store: Store) -> Any:
+    """A TaskState stand-in: `take_record` reads the store, the sample id and `store_as`."""
+    return SimpleNamespace(store=store, sample_id="s", store_as=lambda model: model(store=store))
+
+
+def test_the_scorer_reads_the_store_as_a_bound_record_would() -> None:
+    store = Store()
+    record = EpisodeRecord(store=store)
+    record.ledger_json = _ledger().model_dump_json()
+    record.checks = [{"kind": "exists", "path": "a.py", "passed": True, "detail": "ok"}]
+    record.final_files, record.task_state = ["a.py"], {"k": 1}
+    assert store_keys(EpisodeRecord)["checks"] == "EpisodeRecord:checks"
+    ledger, checks, files, task_state = take_record(_state(store))
+    assert (ledger, files, task_state) == (_ledger(), ["a.py"], {"k": 1})
+    assert [c.model_dump() for c in checks] == record.checks
+
+
+def test_a_store_named_otherwise_is_read_through_the_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Were inspect to name a StoreModel's keys otherwise, the direct read finds none of them
+    and the record is read by binding the model, as before: the same values."""
+    store = Store()
+    record = EpisodeRecord(store=store)
+    record.ledger_json = _ledger().model_dump_json()
+    renamed = {name: f"elsewhere:{name}" for name in store_keys(EpisodeRecord)}
+    monkeypatch.setattr("harness.episode.record.store_keys", lambda model: renamed)
+    assert take_record(_state(store))[0] == _ledger()
+
+
+def test_a_sample_without_a_record_is_an_infrastructure_error() -> None:
+    with pytest.raises(RuntimeError, match="no episode record for sample s"):
+        take_record(_state(Store()))
