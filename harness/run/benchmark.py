@@ -153,7 +153,15 @@ def run_record(plan: RunOptions, ready: Prepared) -> RunRecord:
 def _announce(
     plan: RunOptions, ready: Prepared, folder: RunFolder, say: Callable[[str], None]
 ) -> None:
-    if plan.workers > 1 and len(ready.variants) > 1 and plan.display not in (OWN_DISPLAY, "none"):
+    if (
+        (plan.workers or 1) > 1
+        and len(ready.variants) > 1
+        and plan.display
+        not in (
+            OWN_DISPLAY,
+            "none",
+        )
+    ):
         say(f"todo-bench: {plan.workers} worker processes; inspect's display for the first")
     say(
         f"todo-bench: {len(ready.variants)} variants x {len(ready.scenario_ids)} scenarios x "

@@ -46,15 +46,17 @@ class LocalExecutor:
 
     def run(self, plan: WorkerPlan, folder: RunFolder) -> bool:
         options = self.options
+        done = runner.completed_episodes(plan)
+        workers = runner.workers_for(plan, options.workers, plan.total - done)
         with RunProgress(
             plan.total,
-            runner.completed_episodes(plan),
+            done,
             enabled=options.display == OWN_DISPLAY,
             silence_limit=None if plan.model.startswith("sim/") else options.silence_limit,
             waiting_for=plan.model,
         ) as display:
             try:
-                return runner.run(plan, options.workers, display)
+                return runner.run(plan, workers, display)
             except KeyboardInterrupt:
                 if display.silenced is None:
                     raise  # the user's Ctrl-C

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import inspect
-import os
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
@@ -195,10 +194,12 @@ class RunOptions(BaseModel):
     )
     max_turns: int | None = _shared("max_turns")
     retry_attempts: int = Field(2, ge=0, description="eval-set task retries")
-    workers: int = Field(
-        default_factory=lambda: min(2, os.cpu_count() or 1),
+    workers: int | None = Field(
+        None,
         ge=1,
-        description="processes running variants in parallel (default: up to 2)",
+        description="processes running variants in parallel (default: up to 2; one for a "
+        "simulated or scripted agent's run of under 100 episodes, which a second process's "
+        "start would slow down)",
     )
     max_samples: int | None = Field(None, ge=1, description="episodes run at once")
     display: DISPLAYS = Field(

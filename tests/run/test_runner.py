@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 from inspect_ai.model import _assistant_internal as internal
 
-from harness.run.runner import _without_provider_state
+from harness.run.runner import _without_provider_state, workers_for
 
 
 def test_only_a_sim_model_skips_the_provider_state() -> None:
@@ -85,3 +86,22 @@ def test_the_statistics_are_imported_after_the_episodes_not_before(tmp_path: obj
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "0 [[]] True"
+
+
+@pytest.mark.parametrize(
+    ("model", "asked", "left", "expected"),
+    [
+        ("sim/sloppy", None, 72, 1),  # a second process's start would cost more than it saves
+        ("mockllm/model", None, 99, 1),
+        ("sim/sloppy", None, 216, 2),  # make bench: large enough to pay for it
+        ("openai/gpt-x", None, 4, 2),  # a provider's latency: two variants at once
+        ("sim/sloppy", 2, 4, 2),  # asked for by name: as asked
+        ("sim/sloppy", 1, 500, 1),
+    ],
+)
+def test_a_quick_model_s_small_run_uses_one_process_unless_asked(
+    monkeypatch: pytest.MonkeyPatch, model: str, asked: int | None, left: int, expected: int
+) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    plan = SimpleNamespace(model=model)
+    assert workers_for(plan, asked, left) == expected  # type: ignore[arg-type]
