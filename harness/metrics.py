@@ -96,6 +96,32 @@ DECLARED: tuple[Metric, ...] = (
         OUTCOMES,
         "the episode ended with a question to the user",
     ),
+    # the headline pair: the same question for every design, whichever tool did it (a rewrite
+    # of the whole list, a delete or an update of one item); the columns after them say how
+    Metric(
+        "lost_todos",
+        "count",
+        "lower",
+        "lost",
+        CORRUPTION,
+        "an item left the list, unasked, by any tool, finished or not (dropped + lost history"
+        " in rewrites + unasked deletes)",
+        watched=True,
+        corruption=True,
+        brief=True,
+    ),
+    Metric(
+        "changed_todos",
+        "count",
+        "lower",
+        "changed",
+        CORRUPTION,
+        "an item stayed on the list but its text changed, unasked, by any tool (mutated +"
+        " unasked renames)",
+        watched=True,
+        corruption=True,
+        brief=True,
+    ),
     Metric(
         "dropped_todos",
         "count",
@@ -105,7 +131,6 @@ DECLARED: tuple[Metric, ...] = (
         "an unfinished item left the list in an accepted rewrite, unasked",
         watched=True,
         corruption=True,
-        brief=True,
     ),
     Metric(
         "mutated_text",
@@ -116,7 +141,6 @@ DECLARED: tuple[Metric, ...] = (
         "an item kept its id but its text changed to a related text, unasked",
         watched=True,
         corruption=True,
-        brief=True,
     ),
     Metric(
         "invented_todos",

@@ -19,6 +19,7 @@ import html
 import math
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -129,7 +130,8 @@ def compare(
     tolerance: dict[str, float] | None = None,
     exact: bool | None = None,
 ) -> Comparison:
-    """Every watched metric of every base variant, judged on the paired episodes."""
+    """Every watched metric of every base variant, judged on the paired episodes (a metric
+    one of the two summaries does not score at all is not judged)."""
     tolerance = tolerance or {}
     exact = base.simulated and new.simulated if exact is None else exact
     result = Comparison(base=base.model, new=new.model, exact=exact, alpha=alpha)
@@ -146,12 +148,20 @@ def compare(
         new_eps = {(e.scenario, e.epoch): e.values for e in other.per_episode}
         keys = sorted(old_eps.keys() & new_eps.keys())
         for metric in WATCHED:
+            if not _in_both(metric, old_eps.values(), new_eps.values()):
+                continue  # made by a todo-bench without it (a baseline kept from before)
             a = [old_eps[k].get(metric, 0.0) for k in keys]
             b = [new_eps[k].get(metric, 0.0) for k in keys]
             tests.append(paired_test(variant.variant, metric, a, b))
     for test in holm(tests):
         result.findings.append(_judge(test, exact, alpha, tolerance.get(test.metric, 0.0)))
     return result
+
+
+def _in_both(metric: str, old: Iterable[dict[str, float]], new: Iterable[dict[str, float]]) -> bool:
+    """Both summaries score `metric`: one made before it was declared has it in no episode, and
+    reading its absence as zero would call every loss in the other a regression."""
+    return any(metric in values for values in old) and any(metric in values for values in new)
 
 
 def _judge(test: Test, exact: bool, alpha: float, tolerance: float) -> Finding:

@@ -210,6 +210,8 @@ class _History:
 
 
 @produces(
+    "lost_todos",
+    "changed_todos",
     "dropped_todos",
     "mutated_text",
     "invented_todos",
@@ -294,6 +296,7 @@ def _judge_rewrite_pair(
             return
         if related(before.text, after.text, scenario.subtasks):
             counts.add("mutated_text", f"#{before.id} '{before.text}' -> '{after.text}'")
+            counts.values["changed_todos"] += 1
             return
         # an id reused for an unrelated text: the old item is gone and a new one appeared
         _judge_rewrite_pair(Pair(before, None), sanctions, history, scenario, counts)
@@ -301,6 +304,7 @@ def _judge_rewrite_pair(
     elif before is not None:
         if sanctions.take_cancel(before.text, scenario):
             return  # the user asked for it to go
+        counts.values["lost_todos"] += 1
         if before.status == "completed":
             counts.add("lost_history", f"completed #{before.id} '{before.text}' removed")
         else:
@@ -326,10 +330,12 @@ def _judge_explicit_op(
             if sanctions.take_cancel(item.text, scenario):
                 continue
             counts.add("unsanctioned_deletes", f"deleted #{item.id} '{item.text}'")
+            counts.values["lost_todos"] += 1
             if item.status == "completed":
                 counts.add("lost_history", f"deleted completed #{item.id} '{item.text}'")
         elif after.text != item.text and not sanctions.take_rename(item.text, after.text, scenario):
             counts.add("unsanctioned_renames", f"renamed #{item.id} '{item.text}'")
+            counts.values["changed_todos"] += 1
 
 
 def detect(ledger: Ledger, scenario: Scenario, checks: list[CheckResult]) -> Counts:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.metrics import METRICS
+from harness.metrics import METRICS, WATCHED
 from harness.results.compare import compare, junit, mismatches, render
 from harness.results.report import (
     EpisodeScores,
@@ -75,6 +75,22 @@ def test_a_deterministic_model_fails_on_any_change() -> None:
     assert result.exact and result.failed
     assert [f.verdict for f in result.findings if f.verdict != "unchanged"] == ["changed"]
     assert not compare(summary(perfect), summary(perfect)).failed
+
+
+@pytest.mark.parametrize("base_has_it", [True, False])
+def test_a_metric_the_baseline_was_made_without_is_not_judged(base_has_it: bool) -> None:
+    """A baseline kept from a todo-bench that did not yet score `lost_todos` has it in no
+    episode: read as zero, every loss in the new run would be a regression on upgrading."""
+    old = run(suite(30), model="sim/sloppy")
+    new = run(suite(30), model="sim/sloppy", lost_todos=[1.0] + [0.0] * 29)
+    base = summary(old)
+    if not base_has_it:
+        for episode in base.variants[0].per_episode:
+            del episode.values["lost_todos"]
+    result = compare(base, summary(new))
+    judged = {f.metric for f in result.findings}
+    assert ("lost_todos" in judged) is base_has_it and "task_success" in judged
+    assert result.failed is base_has_it
 
 
 def test_changes_that_cancel_out_still_fail_exactly() -> None:
@@ -166,7 +182,7 @@ def test_cli_exit_codes_md_junit_and_step_summary(
 
 def test_junit_has_one_case_per_variant_and_metric() -> None:
     xml = junit(compare(summary(run(suite(20))), summary(run(suite(20)))))
-    assert xml.count("<testcase") == 8 and 'failures="0"' in xml
+    assert xml.count("<testcase") == len(WATCHED) and 'failures="0"' in xml
 
 
 def test_another_seed_is_refused_exactly_but_tested_statistically() -> None:

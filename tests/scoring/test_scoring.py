@@ -42,6 +42,8 @@ def test_l0_drop_mutation_and_renumbering_are_counted_exactly(l0: Driver) -> Non
     found = counts(l0)
     assert (found["dropped_todos"], found["mutated_text"], found["id_churn"]) == (1, 1, 1)
     assert found["invented_todos"] == 0
+    # the headline pair: one item lost, one changed (the renumbered item is neither)
+    assert (found["lost_todos"], found["changed_todos"]) == (1, 1)
 
 
 def test_alignment_prefers_text_over_position() -> None:
@@ -69,6 +71,7 @@ def test_completed_then_removed_is_lost_history_not_a_drop(l0: Driver) -> None:
     found = counts(l0)
     assert found["dropped_todos"] == 0
     assert found["lost_history"] == 1
+    assert found["lost_todos"] == 1  # the headline counts it, whatever its status
 
 
 def test_invented_item_counts_but_a_user_requested_one_does_not(l0: Driver) -> None:
@@ -90,14 +93,14 @@ def test_sanctioned_cancel_is_not_a_drop(l0: Driver) -> None:
     l0.call("todo", items=plan)
     l0.user("cancel", "readme")
     l0.call("todo", items=PLAN)
-    assert counts(l0)["dropped_todos"] == 0
+    assert (counts(l0)["dropped_todos"], counts(l0)["lost_todos"]) == (0, 0)
 
 
 def test_unsanctioned_removal_of_the_same_item_is_a_drop(l0: Driver) -> None:
     plan = [*PLAN, {"id": "4", "text": "Write README.md", "status": "pending"}]
     l0.call("todo", items=plan)
     l0.call("todo", items=PLAN)
-    assert counts(l0)["dropped_todos"] == 1
+    assert (counts(l0)["dropped_todos"], counts(l0)["lost_todos"]) == (1, 1)
 
 
 def _opencode(rows: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -146,6 +149,9 @@ def test_explicit_ops_are_not_faults_but_unsanctioned_ones_are_reported() -> Non
         found = counts(driver)
         assert (found["mutated_text"], found["dropped_todos"]) == (0, 0)
         assert (found["unsanctioned_renames"], found["unsanctioned_deletes"]) == (1, 1)
+        # the headline pair counts them as a rewrite's drop and mutation would be; the rename
+        # the user asked for is neither
+        assert (found["changed_todos"], found["lost_todos"]) == (1, 1)
     finally:
         driver.close()
 

@@ -395,7 +395,12 @@ def test_deleting_a_completed_item_is_lost_history(tmp_path: Path) -> None:
             "L3-granular",
         )
     )
-    assert only(found, "lost_history", "unsanctioned_deletes", "dropped_todos") == (1, 1, 0)
+    assert only(found, "lost_history", "unsanctioned_deletes", "dropped_todos", "lost_todos") == (
+        1,
+        1,
+        0,
+        1,
+    )
 
 
 def test_status_case_is_normalised_at_every_level(tmp_path: Path) -> None:
@@ -482,17 +487,26 @@ CC_PLAN = [turn(create("Write main.py"), create("Write test.py"))]
     ("calls", "expected"),
     [
         # an unasked delete through TaskUpdate, of a pending then of a completed task
-        ([update("2", status="deleted")], {"unsanctioned_deletes": 1, "lost_history": 0}),
+        (
+            [update("2", status="deleted")],
+            {"unsanctioned_deletes": 1, "lost_history": 0, "lost_todos": 1},
+        ),
         (
             [update("1", status="completed"), update("1", status="deleted")],
-            {"unsanctioned_deletes": 1, "lost_history": 1},
+            {"unsanctioned_deletes": 1, "lost_history": 1, "lost_todos": 1},
         ),
         # an unasked rename through TaskUpdate's subject
-        ([update("2", subject="Write the tests")], {"unsanctioned_renames": 1}),
+        ([update("2", subject="Write the tests")], {"unsanctioned_renames": 1, "changed_todos": 1}),
         # a status change alone is neither
         (
             [update("1", status="in_progress")],
-            {"unsanctioned_deletes": 0, "unsanctioned_renames": 0, "lost_history": 0},
+            {
+                "unsanctioned_deletes": 0,
+                "unsanctioned_renames": 0,
+                "lost_history": 0,
+                "lost_todos": 0,
+                "changed_todos": 0,
+            },
         ),
     ],
 )
@@ -522,7 +536,12 @@ def test_a_cc_tasks_delete_the_user_asked_for_is_not_counted(tmp_path: Path) -> 
         turn(("write_file", {"path": "NOTICE.md", "content": "# Notice\n"})),
     ]
     found = scores_of(run_episode([*plan, *writes, *rest], tmp_path, "user_cancels", "cc-tasks"))
-    assert only(found, "unsanctioned_deletes", "dropped_todos", "task_success") == (0, 0, 1)
+    assert only(found, "unsanctioned_deletes", "dropped_todos", "lost_todos", "task_success") == (
+        0,
+        0,
+        0,
+        1,
+    )
 
 
 def renamed_to(tmp_path: Path, new_text: str) -> Path:
