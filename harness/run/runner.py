@@ -217,10 +217,12 @@ QUICK_MODELS = ("sim/", "mockllm/")
 def workers_for(plan: WorkerPlan, asked: int | None, left: int) -> int:
     """Worker processes for a run with `left` episodes to go: as asked, else up to 2 (one per
     core), and one for a quick model's run too small to pay for the second one's start. A
-    real model's episodes wait on the provider: two processes run two variants at once."""
+    real model's episodes wait on the provider, and a shipping CLI's on its own start (about
+    20 s an episode): two processes run two variants at once."""
     if asked is not None:
         return asked
-    if plan.model.startswith(QUICK_MODELS) and left < SPAWN_PAYS:
+    quick = plan.model.startswith(QUICK_MODELS) and all(v.cli is None for v in plan.variants)
+    if quick and left < SPAWN_PAYS:
         return 1
     return min(2, os.cpu_count() or 1)
 

@@ -13,6 +13,7 @@ import pytest
 from inspect_ai.model import _assistant_internal as internal
 
 from harness.run.runner import _without_provider_state, workers_for
+from harness.todo.variants import Variant
 
 
 def test_only_a_sim_model_skips_the_provider_state() -> None:
@@ -97,11 +98,14 @@ def test_the_statistics_are_imported_after_the_episodes_not_before(tmp_path: obj
         ("openai/gpt-x", None, 4, 2),  # a provider's latency: two variants at once
         ("sim/sloppy", 2, 4, 2),  # asked for by name: as asked
         ("sim/sloppy", 1, 500, 1),
+        ("sim/sloppy+cli", None, 4, 2),  # a shipping CLI's episode is not quick
     ],
 )
 def test_a_quick_model_s_small_run_uses_one_process_unless_asked(
     monkeypatch: pytest.MonkeyPatch, model: str, asked: int | None, left: int, expected: int
 ) -> None:
     monkeypatch.setattr("os.cpu_count", lambda: 8)
-    plan = SimpleNamespace(model=model)
+    model, _, cli = model.partition("+")
+    variants = [Variant.parse("L0-rewrite"), Variant.parse("cli/codex" if cli else "L2-whitelist")]
+    plan = SimpleNamespace(model=model, variants=variants)
     assert workers_for(plan, asked, left) == expected  # type: ignore[arg-type]
