@@ -4,6 +4,7 @@ set per variant); `RayExecutor`: the plan's shards as tasks on a Ray cluster."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from typing import Protocol
@@ -32,6 +33,28 @@ class DiskFull(RunStopped):
     """A write of the run found no space left on its device."""
 
 
+#: episodes left that pay for a second worker process when each costs a fraction of a second
+#: (a simulated or scripted agent): a worker's start, importing the harness and inspect, costs
+#: some 3-6 s of CPU, and a run of 72 simulated episodes took 6.4 s in one process and 10.4 s in
+#: two (216: 26 s either way; 2-core machine, 2026-12-07)
+SPAWN_PAYS = 100
+#: models whose episodes are CPU-bound and quick: one process unless the run is large
+QUICK_MODELS = ("sim/", "mockllm/")
+
+
+def workers_for(plan: WorkerPlan, asked: int | None, left: int) -> int:
+    """Worker processes for a run with `left` episodes to go: as asked, else up to 2 (one per
+    core), and one for a quick model's run too small to pay for the second one's start. A
+    real model's episodes wait on the provider, and a shipping CLI's on its own start (about
+    20 s an episode): two processes run two variants at once."""
+    if asked is not None:
+        return asked
+    quick = plan.model.startswith(QUICK_MODELS) and all(v.cli is None for v in plan.variants)
+    if quick and left < SPAWN_PAYS:
+        return 1
+    return min(2, os.cpu_count() or 1)
+
+
 class Executor(Protocol):
     def run(self, plan: WorkerPlan, folder: RunFolder) -> bool:
         """Run every episode of the plan not already in the folder's logs."""
@@ -47,7 +70,7 @@ class LocalExecutor:
     def run(self, plan: WorkerPlan, folder: RunFolder) -> bool:
         options = self.options
         done = runner.completed_episodes(plan)
-        workers = runner.workers_for(plan, options.workers, plan.total - done)
+        workers = workers_for(plan, options.workers, plan.total - done)
         with RunProgress(
             plan.total,
             done,

@@ -205,28 +205,6 @@ def completed_episodes(plan: WorkerPlan) -> int:
     return done
 
 
-#: episodes left that pay for a second worker process when each costs a fraction of a second
-#: (a simulated or scripted agent): a worker's start, importing the harness and inspect, costs
-#: some 3-6 s of CPU, and a run of 72 simulated episodes took 6.4 s in one process and 10.4 s in
-#: two (216: 26 s either way; 2-core machine, 2026-12-07)
-SPAWN_PAYS = 100
-#: models whose episodes are CPU-bound and quick: one process unless the run is large
-QUICK_MODELS = ("sim/", "mockllm/")
-
-
-def workers_for(plan: WorkerPlan, asked: int | None, left: int) -> int:
-    """Worker processes for a run with `left` episodes to go: as asked, else up to 2 (one per
-    core), and one for a quick model's run too small to pay for the second one's start. A
-    real model's episodes wait on the provider, and a shipping CLI's on its own start (about
-    20 s an episode): two processes run two variants at once."""
-    if asked is not None:
-        return asked
-    quick = plan.model.startswith(QUICK_MODELS) and all(v.cli is None for v in plan.variants)
-    if quick and left < SPAWN_PAYS:
-        return 1
-    return min(2, os.cpu_count() or 1)
-
-
 def run(plan: WorkerPlan, workers: int, display: RunProgress) -> bool:
     """Run every variant of the plan. With our own display every worker feeds one overall bar;
     with one of inspect's displays the first worker shows it and the others are quiet."""

@@ -12,7 +12,8 @@ from types import SimpleNamespace
 import pytest
 from inspect_ai.model import _assistant_internal as internal
 
-from harness.run.runner import _without_provider_state, workers_for
+from harness.run.executors import workers_for
+from harness.run.runner import _without_provider_state
 from harness.todo.variants import Variant
 
 
