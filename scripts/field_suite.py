@@ -28,8 +28,8 @@ from pydantic import BaseModel
 from tabulate import tabulate
 
 from harness.results.power import Plan, plan
-from harness.results.report import Summary, read_summary
 from harness.results.stats import Test, holm, paired_test
+from harness.results.summary import Summary, read_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "results/field-suite"

@@ -70,9 +70,8 @@ from harness.results.power_study import (
     sequential_on_suite,
     truth,
 )
-from harness.results.report import read_summary
 from harness.results.sequential import Rule
-from harness.results.summary import Futility, Summary
+from harness.results.summary import Futility, Summary, read_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 PILOT = ROOT / "results/field/run"

@@ -111,7 +111,8 @@ def _statistics() -> tuple[Callable[..., Any], Callable[..., Any]]:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        from harness.results.report import read_run, summarize
+        from harness.results.aggregate import summarize
+        from harness.results.run_logs import read_run
     finally:
         if enabled:
             gc.enable()

@@ -102,7 +102,7 @@ def _batch_plan(plan: RunOptions, folder: RunFolder, k: int) -> RunOptions:
 
 def _merge(batches: list[Summary], plan: RunOptions, ready: Prepared) -> Summary:
     """One summary of every batch's episodes, batch k's epochs numbered after batch k - 1's."""
-    from harness.results.report import summarize
+    from harness.results.aggregate import summarize
 
     epochs = plan.epochs * len(batches)
     results = [

@@ -9,13 +9,13 @@ import pytest
 
 from harness.cli import main
 from harness.metrics import METRICS
+from harness.results.aggregate import summarize
 from harness.results.compare import compare, junit, mismatches, render
-from harness.results.report import (
+from harness.results.summary import (
     EpisodeScores,
     Provenance,
     Summary,
     TaskResult,
-    summarize,
     write_summary,
 )
 

@@ -10,8 +10,7 @@ import pytest
 
 from harness.cli import main
 from harness.results.factorial import main_effects
-from harness.results.report import EpisodeScores, Summary, VariantSummary, read_summary
-from harness.results.stats import Stat
+from harness.results.summary import EpisodeScores, Stat, Summary, VariantSummary, read_summary
 from harness.todo.variants import SEED_FACTORIAL, Variant
 
 SCENARIOS = [f"s{i}" for i in range(8)]

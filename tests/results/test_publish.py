@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.results.publish import leaderboard
-from harness.results.report import read_summary
+from harness.results.summary import read_summary
 from tests.helpers import ROOT
 from tests.results.tex import PUBLISHED, assert_printable, compile_document, needs_pdflatex
 

@@ -9,10 +9,18 @@ from pathlib import Path
 import pytest
 
 from harness.metrics import METRICS
+from harness.results.aggregate import summarize
 from harness.results.publish import leaderboard
-from harness.results.report import EpisodeScores, Price, TaskResult, cause, price_for, summarize
+from harness.results.run_logs import cause
 from harness.results.stats import pass_hat_k
-from harness.results.summary import SCHEMA_VERSION, read_summary
+from harness.results.summary import (
+    SCHEMA_VERSION,
+    EpisodeScores,
+    Price,
+    TaskResult,
+    price_for,
+    read_summary,
+)
 
 
 def result(variant: str, successes: list[tuple[str, int, float]], dropped: float = 0) -> TaskResult:
@@ -139,7 +147,7 @@ def test_prompt_cache_reads_are_priced_at_the_cache_rate() -> None:
 def test_the_committed_json_schema_is_current_and_committed_summaries_follow_it() -> None:
     import jsonschema
 
-    from harness.results.report import SCHEMA_VERSION, Summary
+    from harness.results.summary import Summary
 
     committed = json.loads(Path("results/summary.schema.json").read_text(encoding="utf-8"))
     # regenerate with: python -c "..." (see README, Publishing); a changed model needs both
