@@ -26,6 +26,7 @@ WINGS = (
     "models",
     "audit",
     "results",
+    "stats",
     "agents",
     "run",
     "cli",

@@ -45,14 +45,14 @@ def _rescore_published(where: str) -> int:
 
 
 def cmd_gate_accuracy(args: argparse.Namespace) -> int:
-    from harness.results.gate_report import accuracy_table
+    from harness.stats.gate_report import accuracy_table
 
     print(accuracy_table(read(args.run), by_scenario=args.by_scenario))
     return 0
 
 
 def cmd_factorial(args: argparse.Namespace) -> int:
-    from harness.results.factorial import effects_table, main_effects
+    from harness.stats.factorial import effects_table, main_effects
 
     try:
         effects = main_effects(read(args.run), [m.strip() for m in args.metrics.split(",")])

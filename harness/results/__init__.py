@@ -1,5 +1,5 @@
-"""Results: the published summary (pure data), its statistics, the leaderboard renderings
-and formats, plots, the regression gate (`compare`), factorial effects and gate accuracy."""
+"""Results: the published summary (pure data), the leaderboard renderings and formats, plots,
+submissions and the static site; their statistics are `harness.stats`."""
 
 from typing import TYPE_CHECKING
 

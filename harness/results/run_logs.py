@@ -1,5 +1,5 @@
 """A run's inspect logs read back: each variant's scored episodes (`TaskResult`) from its newest
-successful logs, and in plain words why a log failed or cannot be read. `harness.results.aggregate`
+successful logs, and in plain words why a log failed or cannot be read. `harness.stats.aggregate`
 turns the episodes into summary.json's numbers."""
 
 from __future__ import annotations

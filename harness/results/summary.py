@@ -2,7 +2,7 @@
 
 Pure data (pydantic), so a reader (the leaderboard, `compare`, a notebook) imports it without
 loading inspect, the statistics libraries or the agent loop; `harness.results.run_logs` reads
-a run's episodes from its inspect logs and `harness.results.aggregate` computes it from them.
+a run's episodes from its inspect logs and `harness.stats.aggregate` computes it from them.
 """
 
 from __future__ import annotations

@@ -111,8 +111,8 @@ def _statistics() -> tuple[Callable[..., Any], Callable[..., Any]]:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        from harness.results.aggregate import summarize
         from harness.results.run_logs import read_run
+        from harness.stats.aggregate import summarize
     finally:
         if enabled:
             gc.enable()

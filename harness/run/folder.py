@@ -245,9 +245,9 @@ class RunFolder:
 def summary_of_logs(logs: str, record: RunRecord, where: str) -> Summary:
     """The summary of a run's logs as they are scored, priced as the run was (`rescore` after
     scoring them again; `verify` once every score is re-derived)."""
-    from harness.results.aggregate import summarize
     from harness.results.run_logs import read_run
     from harness.results.summary import price_for
+    from harness.stats.aggregate import summarize
     from harness.versions import TASK_VERSION
 
     results, problems = read_run(logs)

@@ -9,10 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.metrics import METRICS
-from harness.results.aggregate import summarize
 from harness.results.publish import leaderboard
 from harness.results.run_logs import cause
-from harness.results.stats import pass_hat_k
 from harness.results.summary import (
     SCHEMA_VERSION,
     EpisodeScores,
@@ -21,6 +19,8 @@ from harness.results.summary import (
     price_for,
     read_summary,
 )
+from harness.stats.aggregate import summarize
+from harness.stats.intervals import pass_hat_k
 
 
 def result(variant: str, successes: list[tuple[str, int, float]], dropped: float = 0) -> TaskResult:
@@ -54,7 +54,7 @@ def test_pass_hat_k_needs_every_trial_and_enough_trials() -> None:
 
 
 def test_standard_errors_are_clustered_by_scenario() -> None:
-    from harness.results.stats import clustered
+    from harness.stats.intervals import clustered
 
     values = [1.0, 1.0, 1.0, 0.0, 0.0, 0.0] * 2
     clusters = ["a", "a", "a", "b", "b", "b", "c", "c", "c", "d", "d", "d"]
@@ -162,7 +162,7 @@ def test_the_committed_json_schema_is_current_and_committed_summaries_follow_it(
 
 
 def test_intervals_stay_in_the_metrics_range() -> None:
-    from harness.results.stats import clustered
+    from harness.stats.intervals import clustered
 
     clusters = [f"s{i // 3}" for i in range(36)]
     skewed_count = clustered([0.0] * 30 + [9.0] + [0.0] * 5, clusters)

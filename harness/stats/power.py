@@ -2,7 +2,7 @@
 
 From a pilot run's per-episode values (kept in summary.json), for a pair of variants and a
 metric: the paired differences (new - base, paired by scenario and epoch), their mean with the
-project's clustered interval (`harness.results.stats.clustered`: percentile bootstrap over
+project's clustered interval (`harness.stats.intervals.clustered`: percentile bootstrap over
 scenarios), their variance split into a between-scenario and a within-scenario part (one-way
 random-effects ANOVA, method of moments), and the planned size of a run that detects a minimum
 effect (`mde`) at `alpha` with `power`:
@@ -34,8 +34,8 @@ from tabulate import tabulate
 
 from harness.errors import UsageError
 from harness.metrics import BY_NAME
-from harness.results.stats import clustered
 from harness.results.summary import Price, Stat, Summary, VariantSummary
+from harness.stats.intervals import clustered
 
 Method = Literal["auto", "closed form", "simulation"]
 #: simulated runs per candidate size, and the largest number of scenarios searched

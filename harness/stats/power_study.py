@@ -6,7 +6,7 @@ epoch order (`pool_of`). The variants of one pool epoch share the run's seed and
 episode e of two variants is a pair, as in a real run. From the pool:
 
 - `sequential_run`: one `--until-decided` run: batches of `batch` epochs per scenario, up to
-  `looks` looks, each look `harness.results.sequential.look` (the code `run --until-decided`
+  `looks` looks, each look `harness.stats.sequential.look` (the code `run --until-decided`
   calls) on the episodes drawn so far, stopping when `undecided` is 0 (the same rule);
 - `aa_sequential`: A/A repetitions: a variant against itself, the two sides drawn from disjoint
   pool epochs (independent seeds); a false alarm is any comparison decided better or worse;
@@ -14,7 +14,7 @@ episode e of two variants is a pair, as in a real run. From the pool:
   last look's pooled variance rests on (the evidence for the sign-flip bound: sequential.py);
 - `ab_sequential`: A/B repetitions: the two variants on the same pool epochs (paired); power is
   the share decided in the direction of the pool's mean difference (the truth);
-- `fixed_power`: the fixed-size plan's test (`harness.results.power.simulated_power`: scenarios
+- `fixed_power`: the fixed-size plan's test (`harness.stats.power.simulated_power`: scenarios
   drawn with replacement, epochs with replacement within each, t-test on the scenario means)
   on the pool's paired differences, not shifted: the pool is the truth.
 
@@ -32,9 +32,9 @@ from pydantic import BaseModel
 from statsmodels.stats.proportion import proportion_confint
 
 from harness.metrics import BY_NAME
-from harness.results.power import simulated_power, smallest
-from harness.results.sequential import DEFAULT_RULE, Rule, final, look, undecided
 from harness.results.summary import EpisodeScores, Look, Stat, Summary, VariantSummary
+from harness.stats.power import simulated_power, smallest
+from harness.stats.sequential import DEFAULT_RULE, Rule, final, look, undecided
 
 #: variant -> scenario -> the values of its episodes, in epoch order
 Pool = dict[str, dict[str, list[dict[str, float]]]]
@@ -154,7 +154,7 @@ def board_run(
 ) -> SequentialOutcome:
     """One sequential run of several variants (`sides`: variant -> scenario -> its drawn
     episodes in run order) watching `comparisons` (base, new, metric), alpha shared equally
-    (Bonferroni), each look `harness.results.sequential.look` with `tolerance` and `rule`,
+    (Bonferroni), each look `harness.stats.sequential.look` with `tolerance` and `rule`,
     stopping when `undecided` is 0: the run `run --until-decided` makes."""
     done: list[Look] = []
     alpha_each = alpha / len(comparisons)

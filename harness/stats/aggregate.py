@@ -1,5 +1,5 @@
 """summary.json's numbers from a run's episodes: per variant, every metric's mean with its
-standard error and interval clustered by scenario (`harness.results.stats`), pass^k, rates per
+standard error and interval clustered by scenario (`harness.stats.intervals`), pass^k, rates per
 100 todo updates and the cost where a price is known; and what produced it and whether the run
 was complete, so a partial or stale run is never published as a whole one."""
 
@@ -9,7 +9,6 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from harness.metrics import CORRUPTION_COUNTS, METRICS
-from harness.results.stats import clustered, pass_hat_k
 from harness.results.summary import (
     AgentRecord,
     EpisodeScores,
@@ -20,6 +19,7 @@ from harness.results.summary import (
     VariantSummary,
     variant_order,
 )
+from harness.stats.intervals import clustered, pass_hat_k
 
 
 def summarize(

@@ -34,7 +34,7 @@ a fraction of the n - k + 1 the t quantile was given), and the A/A false-alarm r
 gate with the t quantile alone was above alpha, the excess on dropped items and at the last
 looks, not the first (results/power/study.md: the `t quantile alone` rows and the degrees of
 freedom table; the boundaries themselves match the published values,
-tests/results/test_sequential.py). Where the t quantile is honest (a rate spread over the
+tests/stats/test_sequential.py). Where the t quantile is honest (a rate spread over the
 scenarios) the two bounds are close and the decisions mostly as before; where it is not, the
 sign-flip bound is the larger and keeps the alpha, at the power the data can give (a
 difference carried by one pair can never be told from its flip). A randomization test rather
@@ -57,8 +57,8 @@ from scipy import stats as sps
 from scipy.optimize import brentq
 
 from harness.metrics import BY_NAME
-from harness.results.power import paired, variance_components
 from harness.results.summary import Futility, Look, LookDecision, Spending, Summary, Verdict
+from harness.stats.power import paired, variance_components
 
 #: the spending functions `--spending` offers, by name: what the method line calls each
 SPENDING_NAMES: dict[Spending, str] = {

@@ -10,7 +10,8 @@ import pytest
 from statsmodels.stats.power import TTestPower
 
 from harness.metrics import METRICS
-from harness.results.power import (
+from harness.results.summary import EpisodeScores, Stat, Summary, VariantSummary
+from harness.stats.power import (
     check_inputs,
     closed_form_epochs,
     closed_form_scenarios,
@@ -20,7 +21,6 @@ from harness.results.power import (
     simulated_scenarios,
     variance_components,
 )
-from harness.results.summary import EpisodeScores, Stat, Summary, VariantSummary
 
 #: the synthetic truth: paired differences mean + b_s + w_se
 MEAN, VAR_BETWEEN, VAR_WITHIN = 0.5, 0.25, 0.75

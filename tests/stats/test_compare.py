@@ -9,8 +9,6 @@ import pytest
 
 from harness.cli import main
 from harness.metrics import METRICS
-from harness.results.aggregate import summarize
-from harness.results.compare import compare, junit, mismatches, render
 from harness.results.summary import (
     EpisodeScores,
     Provenance,
@@ -18,6 +16,8 @@ from harness.results.summary import (
     TaskResult,
     write_summary,
 )
+from harness.stats.aggregate import summarize
+from harness.stats.compare import compare, junit, mismatches, render
 
 
 def run(
@@ -220,7 +220,7 @@ def test_holm_forces_no_collection_and_puts_gc_collect_back(
 
     from statsmodels.stats import multitest
 
-    from harness.results.stats import holm, paired_test
+    from harness.stats.intervals import holm, paired_test
 
     calls: list[object] = []
 

@@ -1,4 +1,4 @@
-"""The simulation study's arithmetic (harness/results/power_study.py) on tiny synthetic pools
+"""The simulation study's arithmetic (harness/stats/power_study.py) on tiny synthetic pools
 whose truth is known; the study itself (scripts/power_study.py) is not run here."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from harness.results.power_study import (
+from harness.results.summary import EpisodeScores, Futility, Stat, Summary, VariantSummary
+from harness.stats.power_study import (
     Pool,
     aa_sequential,
     ab_sequential,
@@ -25,8 +26,7 @@ from harness.results.power_study import (
     sequential_run,
     truth,
 )
-from harness.results.sequential import Rule
-from harness.results.summary import EpisodeScores, Futility, Stat, Summary, VariantSummary
+from harness.stats.sequential import Rule
 
 
 def synthetic(success: dict[str, float], scenarios: int, epochs: int, seed: int = 0) -> Pool:
