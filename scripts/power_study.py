@@ -51,27 +51,26 @@ from pydantic import BaseModel
 from tabulate import tabulate
 
 from harness.results.summary import Futility, Summary, read_summary
-from harness.stats.power import Method, Plan, plan, range_text
+from harness.stats.equal_power import (
+    SequentialDesign,
+    fixed_on_suite,
+    fixed_power,
+    sequential_on_suite,
+)
+from harness.stats.power import Method, Plan, plan
 from harness.stats.power_study import (
     BoardOutcome,
-    Pool,
     PooledDf,
-    Rate,
-    SequentialDesign,
     aa_sequential,
     ab_sequential,
     alarms_by_look,
     alarms_by_metric,
     board_sequential,
-    fixed_on_suite,
-    fixed_power,
-    pool_epochs,
-    pool_of,
     pooled_df,
-    sequential_on_suite,
-    truth,
 )
+from harness.stats.power_table import range_text
 from harness.stats.sequential import Rule
+from harness.stats.study_pool import Pool, Rate, pool_epochs, pool_of, truth
 
 ROOT = Path(__file__).resolve().parent.parent
 PILOT = ROOT / "results/field/run"

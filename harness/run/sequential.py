@@ -178,7 +178,8 @@ def _stop(looks: list[Look], design: Design, plan: RunOptions) -> tuple[StopReas
 def _record(
     plan: RunOptions, design: Design, looks: list[Look], stop: tuple[StopReason, str]
 ) -> SequentialRecord:
-    from harness.stats.sequential import DEFAULT_SPENDING, final, method
+    from harness.stats.sequential import final, method
+    from harness.stats.sequential_bounds import DEFAULT_SPENDING
 
     return SequentialRecord(
         method=method(design.spending, design.futility),

@@ -58,7 +58,7 @@ def plan_looks(plan: RunOptions, ready: Prepared) -> Design:
     """The comparisons, the planned looks and the alpha of each comparison; bad input is one
     line (UsageError)."""
     from harness.stats.compare import load_tolerances
-    from harness.stats.power import pairs_against_first, parse_pairs
+    from harness.stats.paired import pairs_against_first, parse_pairs
 
     labels = ready.labels
     pairs = parse_pairs(plan.pairs) if plan.pairs is not None else pairs_against_first(labels)

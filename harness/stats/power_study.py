@@ -1,22 +1,17 @@
 """Proof by simulation (issue #42 item 4): repeated runs drawn from a pool of independent
-episodes, judged by the project's own decision code.
+episodes (`study_pool.py`), judged by the project's own decision code:
 
-A pool is one large run's per-episode values: for every variant and scenario, its episodes in
-epoch order (`pool_of`). The variants of one pool epoch share the run's seed and scenario, so
-episode e of two variants is a pair, as in a real run. From the pool:
-
-- `sequential_run`: one `--until-decided` run: batches of `batch` epochs per scenario, up to
-  `looks` looks, each look `harness.stats.sequential.look` (the code `run --until-decided`
-  calls) on the episodes drawn so far, stopping when `undecided` is 0 (the same rule);
 - `aa_sequential`: A/A repetitions: a variant against itself, the two sides drawn from disjoint
   pool epochs (independent seeds); a false alarm is any comparison decided better or worse;
   `alarms_by_metric` and `alarms_by_look` tell where they came from, and `pooled_df` what the
-  last look's pooled variance rests on (the evidence for the sign-flip bound: sequential.py);
+  last look's pooled variance rests on (the evidence for the sign-flip bound:
+  sequential_bounds.py);
 - `ab_sequential`: A/B repetitions: the two variants on the same pool epochs (paired); power is
   the share decided in the direction of the pool's mean difference (the truth);
-- `fixed_power`: the fixed-size plan's test (`harness.stats.power.simulated_power`: scenarios
-  drawn with replacement, epochs with replacement within each, t-test on the scenario means)
-  on the pool's paired differences, not shifted: the pool is the truth.
+- `board_sequential`: repetitions of a whole board, several comparisons watched at once, each
+  judged against the pool's truth;
+
+and the fixed-size run against the sequential one at equal power (`equal_power.py`).
 
 Every rate carries its Clopper-Pearson 95% interval (statsmodels). Repetitions drawn from one
 finite pool overlap, so they are not fully independent: the intervals assume they are (say so
@@ -25,153 +20,21 @@ where they are shown). Deterministic for a seed.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from pydantic import BaseModel
-from statsmodels.stats.proportion import proportion_confint
 
 from harness.metrics import BY_NAME
-from harness.results.summary import EpisodeScores, Look, Stat, Summary, VariantSummary
-from harness.stats.power import simulated_power, smallest
-from harness.stats.sequential import DEFAULT_RULE, Rule, final, look, undecided
-
-#: variant -> scenario -> the values of its episodes, in epoch order
-Pool = dict[str, dict[str, list[dict[str, float]]]]
-
-
-class Rate(BaseModel):
-    """A share of repetitions with its Clopper-Pearson 95% interval."""
-
-    hits: int
-    reps: int
-    rate: float
-    ci_low: float
-    ci_high: float
-
-    @property
-    def text(self) -> str:
-        return f"{self.rate:.3f} [{self.ci_low:.3f}, {self.ci_high:.3f}]"
-
-
-class SequentialOutcome(BaseModel):
-    """One simulated sequential run: each comparison's final verdict, and what it used."""
-
-    verdicts: list[str]
-    #: the look that decided each comparison (None: undecided)
-    decided_at: list[int | None]
-    looks: int
-    episodes: int
-
-
-def rate(hits: int, reps: int) -> Rate:
-    """hits / reps with its exact (Clopper-Pearson) 95% interval."""
-    low, high = proportion_confint(hits, reps, alpha=0.05, method="beta")
-    return Rate(
-        hits=hits,
-        reps=reps,
-        rate=round(hits / reps, 6),
-        ci_low=round(float(np.nan_to_num(low, nan=0.0)), 6),
-        ci_high=round(float(np.nan_to_num(high, nan=1.0)), 6),
-    )
-
-
-def pool_of(summary: Summary, variants: list[str] | None = None) -> Pool:
-    """The per-episode values of a run by variant and scenario, in epoch order."""
-    out: Pool = {}
-    for v in summary.variants:
-        if variants is not None and v.variant not in variants:
-            continue
-        by: dict[str, list[tuple[int, dict[str, float]]]] = {}
-        for e in v.per_episode:
-            by.setdefault(e.scenario, []).append((e.epoch, e.values))
-        out[v.variant] = {
-            s: [values for _, values in sorted(rows)] for s, rows in sorted(by.items())
-        }
-    return out
-
-
-def pool_epochs(pool: Pool) -> int:
-    """The fewest episodes any variant has of any scenario."""
-    return min(len(rows) for by in pool.values() for rows in by.values())
-
-
-def _summary(sides: dict[str, dict[str, list[dict[str, float]]]], epochs: int) -> Summary:
-    """A summary holding only what a look reads (variants, their episodes, epochs); built
-    without validation: its values come from a validated summary."""
-    variants = [
-        VariantSummary.model_construct(
-            variant=label,
-            metrics={},
-            pass_k=Stat(mean=0.0, stderr=0.0),
-            per_100_todo_updates={},
-            per_scenario_success={},
-            episodes=sum(len(rows) for rows in by.values()),
-            per_episode=[
-                EpisodeScores.model_construct(scenario=s, epoch=i + 1, values=values)
-                for s, rows in by.items()
-                for i, values in enumerate(rows)
-            ],
-        )
-        for label, by in sides.items()
-    ]
-    scenarios = sorted({s for by in sides.values() for s in by})
-    return Summary.model_construct(
-        model="pool",
-        simulated=True,
-        seed=None,
-        epochs=epochs,
-        scenarios=scenarios,
-        variants=variants,
-    )
-
-
-def sequential_run(
-    base: dict[str, list[dict[str, float]]],
-    new: dict[str, list[dict[str, float]]],
-    metrics: list[str],
-    batch: int,
-    looks: int,
-    alpha: float,
-    rule: Rule = DEFAULT_RULE,
-) -> SequentialOutcome:
-    """One sequential run of `base` against `new` (each: scenario -> its drawn episodes in the
-    order they would be run, at least batch x looks each) watching `metrics`, alpha shared
-    equally by the comparisons (Bonferroni, as `run --until-decided` does), deciding by
-    `rule`."""
-    comparisons = [("base", "new", m) for m in metrics]
-    return board_run({"base": base, "new": new}, comparisons, batch, looks, alpha, {}, rule)
-
-
-def board_run(
-    sides: dict[str, dict[str, list[dict[str, float]]]],
-    comparisons: list[tuple[str, str, str]],
-    batch: int,
-    looks: int,
-    alpha: float,
-    tolerance: dict[str, float],
-    rule: Rule = DEFAULT_RULE,
-) -> SequentialOutcome:
-    """One sequential run of several variants (`sides`: variant -> scenario -> its drawn
-    episodes in run order) watching `comparisons` (base, new, metric), alpha shared equally
-    (Bonferroni), each look `harness.stats.sequential.look` with `tolerance` and `rule`,
-    stopping when `undecided` is 0: the run `run --until-decided` makes."""
-    done: list[Look] = []
-    alpha_each = alpha / len(comparisons)
-    for k in range(1, looks + 1):
-        n = batch * k
-        drawn = {v: {s: rows[:n] for s, rows in by.items()} for v, by in sides.items()}
-        summary = _summary(drawn, n)
-        done.append(look(summary, comparisons, k, looks, alpha_each, tolerance, done, None, rule))
-        if undecided(done[-1]) == 0:
-            break
-    decisions = final(done)
-    return SequentialOutcome(
-        verdicts=[d.verdict for d in decisions],
-        decided_at=[d.decided_at for d in decisions],
-        looks=done[-1].look,
-        episodes=done[-1].episodes,
-    )
+from harness.stats.sequential import DEFAULT_RULE, Rule
+from harness.stats.study_pool import (
+    Pool,
+    Rate,
+    SequentialOutcome,
+    board_run,
+    pool_epochs,
+    rate,
+    sequential_run,
+    truth,
+)
 
 
 def _orders(pool: Pool, variant: str, reps: int, seed: int) -> list[dict[str, np.ndarray]]:
@@ -271,24 +134,6 @@ def alarms_by_look(outcomes: list[SequentialOutcome], looks: int) -> list[int]:
     return out
 
 
-def truth(pool: Pool, base: str, new: str, metric: str) -> float:
-    """The pool's mean paired difference, new - base (every pool epoch both have)."""
-    diffs = paired_groups(pool, base, new, metric)
-    return float(np.mean(np.concatenate(diffs)))
-
-
-def paired_groups(pool: Pool, base: str, new: str, metric: str) -> list[np.ndarray]:
-    """Per scenario, new - base of every pool epoch both variants have."""
-    out = []
-    for s, rows in pool[base].items():
-        other = pool[new][s]
-        n = min(len(rows), len(other))
-        out.append(
-            np.asarray([other[i].get(metric, 0.0) - rows[i].get(metric, 0.0) for i in range(n)])
-        )
-    return out
-
-
 def right_way(metric: str, effect: float) -> str:
     """The verdict a comparison with a true mean difference `effect` should reach."""
     higher_is_better = BY_NAME[metric].direction != "lower"
@@ -324,90 +169,6 @@ def ab_sequential(
     wrong = sum(o.verdicts[0] in ("better", "worse") and o.verdicts[0] != want for o in outcomes)
     mean_episodes = float(np.mean([o.episodes for o in outcomes]))
     return rate(right, reps), mean_episodes, rate(wrong, reps)
-
-
-def fixed_power(
-    pool: Pool,
-    base: str,
-    new: str,
-    metric: str,
-    scenarios: int,
-    epochs: int,
-    alpha: float,
-    reps: int,
-    seed: int,
-) -> Rate:
-    """The share of fixed runs of `scenarios` x `epochs` drawn from the pool whose t-test on
-    the scenario means of the paired differences rejects at `alpha` (the planner's test)."""
-    groups = paired_groups(pool, base, new, metric)
-    share = simulated_power(groups, 0.0, scenarios, epochs, alpha, reps, seed)
-    return rate(int(math.floor(share * reps + 0.5)), reps)
-
-
-def fixed_on_suite(
-    pool: Pool,
-    base: str,
-    new: str,
-    metric: str,
-    power: float,
-    alpha: float,
-    reps: int,
-    most: int,
-    seed: int,
-) -> tuple[int | None, Rate | None]:
-    """The fixed-size run that answers a sequential run's question (are the two designs
-    different on these scenarios?): the fewest epochs of the pool's scenarios (1 to `most`)
-    whose one look, the gate's own test at `alpha`, decides the comparison the right way in at
-    least `power` of `reps` A/B draws; with that power. (None, None) when `most` do not. The
-    same draws at every size (nested epochs), so the search sees one power curve."""
-    found: dict[int, Rate] = {}
-
-    def reaches(epochs: int) -> bool:
-        found[epochs] = ab_sequential(pool, base, new, metric, reps, epochs, 1, alpha, seed)[0]
-        return found[epochs].rate >= power
-
-    epochs = smallest(reaches, 1, most)
-    return epochs, None if epochs is None else found[epochs]
-
-
-class SequentialDesign(BaseModel):
-    """The smallest sequential run of one-epoch batches that reaches a power: its planned
-    looks, its power, how often it decided the wrong way and its mean episodes."""
-
-    looks: int
-    power: Rate
-    wrong_way: Rate
-    mean_episodes: float
-
-
-def sequential_on_suite(
-    pool: Pool,
-    base: str,
-    new: str,
-    metric: str,
-    power: float,
-    alpha: float,
-    reps: int,
-    most: int,
-    seed: int,
-    rule: Rule = DEFAULT_RULE,
-) -> SequentialDesign | None:
-    """The fewest planned looks of one epoch each (2 to `most`) whose sequential run, decided
-    by `rule`, decides the comparison the right way in at least `power` of `reps` A/B draws
-    (the same draws at every size, as `fixed_on_suite`); None when `most` do not."""
-    found: dict[int, SequentialDesign] = {}
-
-    def reaches(looks: int) -> bool:
-        right, mean, wrong = ab_sequential(
-            pool, base, new, metric, reps, 1, looks, alpha, seed, rule
-        )
-        found[looks] = SequentialDesign(
-            looks=looks, power=right, wrong_way=wrong, mean_episodes=mean
-        )
-        return right.rate >= power
-
-    looks = smallest(reaches, 2, most)
-    return None if looks is None else found[looks]
 
 
 class BoardOutcome(BaseModel):

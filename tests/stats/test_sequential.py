@@ -20,13 +20,11 @@ from harness.results.summary import (
     Summary,
     VariantSummary,
 )
-from harness.stats import sequential
-from harness.stats.sequential import (
-    Rule,
+from harness.stats import sequential_bounds
+from harness.stats.sequential import Rule, decide, look
+from harness.stats.sequential_bounds import (
     boundaries,
     conditional_power,
-    decide,
-    look,
     sign_flip_bound,
     spending,
 )
@@ -193,7 +191,7 @@ def _sparse(rng: np.random.Generator, epochs: int, p: float) -> np.ndarray:
 def fewer_signs(monkeypatch: pytest.MonkeyPatch) -> None:
     """1,999 drawn sign vectors instead of 9,999, for speed: the bound is exact for any number
     (the observed signs are one of them), fewer only make it coarser."""
-    monkeypatch.setattr(sequential, "RESAMPLES", 1_999)
+    monkeypatch.setattr(sequential_bounds, "RESAMPLES", 1_999)
 
 
 @pytest.mark.usefixtures("fewer_signs")
