@@ -27,6 +27,7 @@ WINGS = (
     "audit",
     "results",
     "stats",
+    "publishing",
     "agents",
     "run",
     "cli",

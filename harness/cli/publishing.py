@@ -7,7 +7,7 @@ import argparse
 from harness import storage
 from harness.cli.args import Commands, read, summary_path
 from harness.errors import UsageError
-from harness.results.publish import FORMATS, leaderboard
+from harness.publishing.formats import FORMATS, leaderboard
 
 
 def cmd_rescore(args: argparse.Namespace) -> int:
@@ -32,7 +32,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 def _rescore_published(where: str) -> int:
     import time
 
-    from harness.results.outputs import publish_set
+    from harness.publishing.outputs import publish_set
     from harness.results.summary import read_summary
     from harness.run.rescore_kept import rescore_kept
 

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.errors import UsageError
-from harness.results.outputs import publish_set
+from harness.publishing.outputs import publish_set
 from harness.results.summary import Summary, TaskResult
 from harness.run import heap, preflight
 from harness.run.executors import RunStopped, executor_for

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from harness import storage
 from harness.errors import UsageError
-from harness.results.outputs import publish_run
+from harness.publishing.outputs import publish_run
 from harness.results.provenance import git_commit
 from harness.results.summary import RunRecord as RunRecord
 from harness.results.summary import Summary

@@ -74,7 +74,7 @@ def run_sequential(plan: RunOptions, say: Callable[[str], None] = _stderr) -> Be
         say(f"todo-bench: sequential run stopped ({stop[0]}): {stop[1]}")
         complete = result.complete and summary.complete
         if plan.publish is not None and complete:
-            from harness.results.outputs import publish_set
+            from harness.publishing.outputs import publish_set
 
             publish_set(summary, plan.publish, say)
         return BenchmarkResult(

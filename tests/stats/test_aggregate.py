@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.metrics import METRICS
-from harness.results.publish import leaderboard
+from harness.publishing.formats import leaderboard
 from harness.results.run_logs import cause
 from harness.results.summary import (
     SCHEMA_VERSION,

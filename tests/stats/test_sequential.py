@@ -326,7 +326,7 @@ def test_no_variance_is_not_certainty_and_a_tolerance_decides_no_difference() ->
 
 
 def test_the_board_says_how_the_run_stopped_in_text_and_html() -> None:
-    from harness.results.stopping import section
+    from harness.publishing.stopping import section
     from harness.results.summary import SequentialRecord
     from harness.stats.sequential import final
 

@@ -24,7 +24,7 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import AwareDatetime, BaseModel, Field, ValidationError, field_validator
 
 from harness.errors import UsageError
-from harness.results.intake import (
+from harness.publishing.intake import (
     DEFAULT,
     Limits,
     copy_regular,

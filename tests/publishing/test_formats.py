@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.results.publish import leaderboard
+from harness.publishing.formats import leaderboard
 from harness.results.summary import read_summary
 from tests.helpers import ROOT
-from tests.results.tex import PUBLISHED, assert_printable, compile_document, needs_pdflatex
+from tests.publishing.tex import PUBLISHED, assert_printable, compile_document, needs_pdflatex
 
 LATEST = Path("results/latest/summary.json")
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
