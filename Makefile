@@ -151,7 +151,7 @@ paper: $(STAMP)
 	$(BIN)/python scripts/paper.py
 
 # the example leaderboard site: every committed result of the suite (the scaling study's
-# generated scenarios aside: tests/results/test_site.py NOT_SUBMITTABLE) as
+# generated scenarios aside: tests/publishing/test_site.py NOT_SUBMITTABLE) as
 # submissions (no logs: they keep none), each dated by its summary's last commit (now, outside
 # a git checkout), then the site in build/site/ with its screenshots at 1280 px beside it (where
 # chromium is installed). The screenshots in docs/site/ change only by `make site-screenshots`:

@@ -8,7 +8,8 @@ agent declared once: its tools, folders, record and its parser, extension point,
 product a session record is, and todo-bench's own logs), `hooks` (the seed's fixes as Claude
 Code hooks), `scoring`,
 `models` (the simulated agent, providers), `audit` (real sessions), `results` (the published
-summary and its renderings), `agents` (the shipping CLIs run as variants), `run` (tasks, runner,
+summary, pure data), `stats` (the statistics of runs), `publishing` (the leaderboard's formats,
+the site, submissions), `agents` (the shipping CLIs run as variants), `run` (tasks, runner,
 `run_benchmark`) and `cli`.
 """
 

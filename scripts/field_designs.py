@@ -13,8 +13,8 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from harness.results.report import Summary, read_summary
-from harness.results.stats import Test, holm, paired_test
+from harness.results.summary import Summary, read_summary
+from harness.stats.intervals import Test, holm, paired_test
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = {"sim/field": ROOT / "results/field/run", "sim/sloppy": ROOT / "results/latest"}

@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.metrics import BY_NAME
-from harness.results.latex import table
+from harness.publishing.latex import table
 
 ROOT = Path(__file__).resolve().parent.parent
 PAPER = ROOT / "docs" / "paper"

@@ -434,8 +434,8 @@ STARTUP = (
 IMPORTS = (
     ("import inspect_ai.model (bare pays this too)", "inspect_ai.model"),
     (
-        "  + the leaderboard's statistics (harness.results.stats)",
-        "inspect_ai.model, harness.results.stats",
+        "  + the leaderboard's statistics (harness.stats.intervals)",
+        "inspect_ai.model, harness.stats.intervals",
     ),
 )
 

@@ -22,7 +22,7 @@ import pandas as pd
 import statsmodels.api as sm
 from tabulate import tabulate
 
-from harness.results.report import Summary, price_for, read_summary
+from harness.results.summary import Summary, price_for, read_summary
 
 OUT = Path("results/scaling")
 #: every level, capped (the demo's 20 items) and uncapped

@@ -47,9 +47,9 @@ def _pilot(args: argparse.Namespace) -> Summary:
             flags = ", ".join("--" + name.replace("_", "-") for name in given)
             raise UsageError(f"{flags}: only with a sim/PROFILE pilot (a pilot run to make)")
         return read(args.pilot)
-    from harness.results.power import parse_pairs
     from harness.run.benchmark import run_benchmark
     from harness.run.options import RunOptions
+    from harness.stats.paired import parse_pairs
 
     named = [v for pair in parse_pairs(args.pairs) for v in pair] if args.pairs else []
     plan = RunOptions(
@@ -71,8 +71,10 @@ def _pilot(args: argparse.Namespace) -> Summary:
 
 
 def cmd_power(args: argparse.Namespace) -> int:
-    from harness.results.power import check_inputs, default_pairs, parse_pairs, plan, render
     from harness.results.summary import price_for
+    from harness.stats.paired import check_inputs, default_pairs, parse_pairs
+    from harness.stats.power import plan
+    from harness.stats.power_table import render
 
     summary = _pilot(args)
     if not summary.variants:

@@ -7,7 +7,7 @@ import argparse
 from harness import storage
 from harness.cli.args import Commands, read, summary_path
 from harness.errors import UsageError
-from harness.results.publish import FORMATS, leaderboard
+from harness.publishing.formats import FORMATS, leaderboard
 
 
 def cmd_rescore(args: argparse.Namespace) -> int:
@@ -32,7 +32,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 def _rescore_published(where: str) -> int:
     import time
 
-    from harness.results.outputs import publish_set
+    from harness.publishing.outputs import publish_set
     from harness.results.summary import read_summary
     from harness.run.rescore_kept import rescore_kept
 
@@ -45,14 +45,14 @@ def _rescore_published(where: str) -> int:
 
 
 def cmd_gate_accuracy(args: argparse.Namespace) -> int:
-    from harness.results.gate_report import accuracy_table
+    from harness.stats.gate_report import accuracy_table
 
     print(accuracy_table(read(args.run), by_scenario=args.by_scenario))
     return 0
 
 
 def cmd_factorial(args: argparse.Namespace) -> int:
-    from harness.results.factorial import effects_table, main_effects
+    from harness.stats.factorial import effects_table, main_effects
 
     try:
         effects = main_effects(read(args.run), [m.strip() for m in args.metrics.split(",")])

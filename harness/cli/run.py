@@ -20,7 +20,7 @@ from harness.cli.args import (
     positive,
     positive_at_most,
 )
-from harness.results.publish import leaderboard
+from harness.publishing.formats import leaderboard
 from harness.run import heap
 from harness.run.options import RunOptions
 from harness.todo.variants import SWITCHES

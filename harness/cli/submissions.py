@@ -14,7 +14,7 @@ from harness.errors import UsageError
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    from harness.results.submission import manifest_for, write
+    from harness.publishing.submission import manifest_for, write
 
     if storage.is_url(args.run):
         raise UsageError(f"{args.run}: submit reads a local run folder (copy it here first)")
@@ -42,7 +42,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from harness.results.intake import Limits
+    from harness.publishing.intake import Limits
     from harness.run.verify import verify
 
     limits = Limits(
@@ -70,7 +70,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_site(args: argparse.Namespace) -> int:
-    from harness.results.site import build
+    from harness.publishing.site import build
 
     pages = build(
         Path(args.submissions),
@@ -84,7 +84,7 @@ def cmd_site(args: argparse.Namespace) -> int:
 
 def _bounds(parser: argparse.ArgumentParser) -> None:
     """The flags that raise what reading one submission may cost (defaults: `Limits`)."""
-    from harness.results.intake import DEFAULT
+    from harness.publishing.intake import DEFAULT
 
     bounds = parser.add_argument_group("bounds (what reading a submission may cost)")
     for flag, kind, what in (

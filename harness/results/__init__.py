@@ -1,12 +1,10 @@
-"""Results: the published summary (pure data), its statistics, the leaderboard renderings
-and formats, plots, the regression gate (`compare`), factorial effects and gate accuracy."""
+"""A run's results as data: summary.json, what produced it, its logs read back, kept episodes."""
 
 from typing import TYPE_CHECKING
 
 from harness._face import lazy
 
 if TYPE_CHECKING:
-    from harness.results.publish import FORMATS, leaderboard
     from harness.results.summary import Summary, read_summary, write_summary
 
 __getattr__ = lazy(
@@ -15,15 +13,11 @@ __getattr__ = lazy(
         "Summary": "harness.results.summary",
         "read_summary": "harness.results.summary",
         "write_summary": "harness.results.summary",
-        "FORMATS": "harness.results.publish",
-        "leaderboard": "harness.results.publish",
     },
 )
 
 __all__ = [
-    "FORMATS",
     "Summary",
-    "leaderboard",
     "read_summary",
     "write_summary",
 ]

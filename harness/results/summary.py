@@ -1,9 +1,8 @@
 """The published result of a run, as data: `summary.json`'s schema and its reading and writing.
 
 Pure data (pydantic), so a reader (the leaderboard, `compare`, a notebook) imports it without
-loading inspect, the statistics libraries or the agent loop; `harness.results.report` computes
-it from
-inspect logs.
+loading inspect, the statistics libraries or the agent loop; `harness.results.run_logs` reads
+a run's episodes from its inspect logs and `harness.stats.aggregate` computes it from them.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.errors import UsageError
-from harness.results.outputs import publish_set
+from harness.publishing.outputs import publish_set
 from harness.results.summary import Summary, TaskResult
 from harness.run import heap, preflight
 from harness.run.executors import RunStopped, executor_for
@@ -111,7 +111,8 @@ def _statistics() -> tuple[Callable[..., Any], Callable[..., Any]]:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        from harness.results.report import read_run, summarize
+        from harness.results.run_logs import read_run
+        from harness.stats.aggregate import summarize
     finally:
         if enabled:
             gc.enable()

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from harness import storage
 from harness.errors import UsageError
-from harness.results.outputs import publish_run
+from harness.publishing.outputs import publish_run
 from harness.results.provenance import git_commit
 from harness.results.summary import RunRecord as RunRecord
 from harness.results.summary import Summary
@@ -245,8 +245,9 @@ class RunFolder:
 def summary_of_logs(logs: str, record: RunRecord, where: str) -> Summary:
     """The summary of a run's logs as they are scored, priced as the run was (`rescore` after
     scoring them again; `verify` once every score is re-derived)."""
-    from harness.results.report import read_run, summarize
+    from harness.results.run_logs import read_run
     from harness.results.summary import price_for
+    from harness.stats.aggregate import summarize
     from harness.versions import TASK_VERSION
 
     results, problems = read_run(logs)

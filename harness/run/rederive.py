@@ -31,8 +31,8 @@ from inspect_ai.solver import Generate, Solver, TaskState
 
 from harness._inspect_private import outside_a_sample
 from harness.episode.record import EpisodeRecord
-from harness.results.binding import FOREIGN_ARGS
-from harness.results.differences import differences, more
+from harness.publishing.binding import FOREIGN_ARGS
+from harness.publishing.differences import differences, more
 from harness.run.logged import same_scenario, scenario_episodes, stored
 from harness.run.replay_model import REPLAY, ReplayAPI, TranscriptEnded
 from harness.scoring.scorer import todo_scorer

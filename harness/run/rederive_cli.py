@@ -37,7 +37,7 @@ from harness.episode.record import EpisodeRecord
 from harness.episode.tools import todo_tools
 from harness.products.product import CliProduct
 from harness.products.record import CallRecord
-from harness.results.differences import differences, more
+from harness.publishing.differences import differences, more
 from harness.run.logged import scenario_episodes, stored
 from harness.suite.checks import run_checks
 from harness.suite.scenario import Scenario

@@ -51,7 +51,7 @@ def rescore_kept(folder: str, summary: Summary) -> Summary:
     """The folder's summary rebuilt from its kept episodes with today's scorer; every other
     part of the summary (its model, seed, provenance, agents, problems, a sequential run's
     looks) is the published one's."""
-    from harness.results.report import summarize
+    from harness.stats.aggregate import summarize
     from harness.versions import TASK_VERSION
 
     kept = read_kept(folder)

@@ -1,6 +1,6 @@
 """A sequential run (`todo-bench run --until-decided`): batches of `--epochs` epochs, each an
 ordinary run in its own sub-folder (`batch-01`, ... with seed + k - 1, so batch 1 is the fixed
-run of the seed), a look at the watched comparisons after each (`harness/results/sequential.py`),
+run of the seed), a look at the watched comparisons after each (`harness/stats/sequential.py`),
 and a stop when every comparison is decided or a budget is hit. The run folder gets the merged
 summary (every batch's episodes, epochs numbered on) with the looks and why it stopped.
 
@@ -74,7 +74,7 @@ def run_sequential(plan: RunOptions, say: Callable[[str], None] = _stderr) -> Be
         say(f"todo-bench: sequential run stopped ({stop[0]}): {stop[1]}")
         complete = result.complete and summary.complete
         if plan.publish is not None and complete:
-            from harness.results.outputs import publish_set
+            from harness.publishing.outputs import publish_set
 
             publish_set(summary, plan.publish, say)
         return BenchmarkResult(
@@ -102,7 +102,7 @@ def _batch_plan(plan: RunOptions, folder: RunFolder, k: int) -> RunOptions:
 
 def _merge(batches: list[Summary], plan: RunOptions, ready: Prepared) -> Summary:
     """One summary of every batch's episodes, batch k's epochs numbered after batch k - 1's."""
-    from harness.results.report import summarize
+    from harness.stats.aggregate import summarize
 
     epochs = plan.epochs * len(batches)
     results = [
@@ -135,7 +135,7 @@ def _cost(summary: Summary) -> float | None:
 
 
 def _look(summary: Summary, design: Design, looks: list[Look], ready: Prepared) -> Look:
-    from harness.results.sequential import Rule, look
+    from harness.stats.sequential import Rule, look
 
     return look(
         summary,
@@ -152,7 +152,7 @@ def _look(summary: Summary, design: Design, looks: list[Look], ready: Prepared) 
 
 def _stop(looks: list[Look], design: Design, plan: RunOptions) -> tuple[StopReason, str] | None:
     """Why to stop after the last look, or None to run another batch."""
-    from harness.results.sequential import undecided as count_undecided
+    from harness.stats.sequential import undecided as count_undecided
 
     last = looks[-1]
     undecided = count_undecided(last)
@@ -178,7 +178,8 @@ def _stop(looks: list[Look], design: Design, plan: RunOptions) -> tuple[StopReas
 def _record(
     plan: RunOptions, design: Design, looks: list[Look], stop: tuple[StopReason, str]
 ) -> SequentialRecord:
-    from harness.results.sequential import DEFAULT_SPENDING, final, method
+    from harness.stats.sequential import final, method
+    from harness.stats.sequential_bounds import DEFAULT_SPENDING
 
     return SequentialRecord(
         method=method(design.spending, design.futility),

@@ -49,7 +49,7 @@ class Design(BaseModel):
     alpha_each: float
     tolerance: dict[str, float]
     batch_episodes: int
-    #: how each look decides (`harness.results.sequential.Rule`)
+    #: how each look decides (`harness.stats.sequential.Rule`)
     spending: Spending
     futility: Futility | None
 
@@ -57,8 +57,8 @@ class Design(BaseModel):
 def plan_looks(plan: RunOptions, ready: Prepared) -> Design:
     """The comparisons, the planned looks and the alpha of each comparison; bad input is one
     line (UsageError)."""
-    from harness.results.compare import load_tolerances
-    from harness.results.power import pairs_against_first, parse_pairs
+    from harness.stats.compare import load_tolerances
+    from harness.stats.paired import pairs_against_first, parse_pairs
 
     labels = ready.labels
     pairs = parse_pairs(plan.pairs) if plan.pairs is not None else pairs_against_first(labels)

@@ -78,7 +78,7 @@ def done_episodes(plan: WorkerPlan, shard: Shard, warn: Callable[[str], None] = 
     """The shard's episodes if the store holds a whole, successful log of all of them, else 0."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
-    from harness.results.report import damage  # inspect and the statistics: not at import
+    from harness.results.run_logs import damage  # inspect: not at import
 
     folder = shard_folder(plan, shard)
     if not storage.exists(folder):

@@ -1,10 +1,10 @@
 """`todo-bench verify`: a submission checked without trusting it. The checks that read files
-are `harness.results.submission.check`'s (within `harness.results.intake`'s bounds); with the
-logs included this adds the ones that need the run wing: every log's header bound to run.json
-and the manifest (`harness.results.binding`), every episode re-derived from its transcript
-(`harness.run.rederive`), and the summary of the logs, whose every score is then a re-derived
-one, against the submitted summary. No model of the logs is built, so no key or network is
-needed."""
+are `harness.publishing.submission_check.check`'s (within `harness.publishing.intake`'s
+bounds); with the logs included this adds the ones that need the run wing: every log's header
+bound to run.json and the manifest (`harness.publishing.binding`), every episode re-derived from
+its transcript (`harness.run.rederive`), and the summary of the logs, whose every score is then
+a re-derived one, against the submitted summary. No model of the logs is built, so no key or
+network is needed."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ from inspect_ai.log import (
 )
 
 from harness.errors import UsageError
-from harness.results.binding import EVAL_SET, bound
-from harness.results.differences import differences
-from harness.results.intake import DEFAULT, Limits, check_zip, json_text
-from harness.results.submission import LOGS, RECORD, Checked, check, opened
+from harness.publishing.binding import EVAL_SET, bound
+from harness.publishing.differences import differences
+from harness.publishing.intake import DEFAULT, Limits, check_zip, json_text
+from harness.publishing.submission import LOGS, RECORD
+from harness.publishing.submission_check import Checked, check, opened
 from harness.results.summary import RunRecord, Summary
 from harness.run.folder import summary_of_logs
 from harness.run.rederive import rederive, rescore_stored, task_args

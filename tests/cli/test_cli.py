@@ -151,7 +151,7 @@ def test_the_sim_provider_refuses_tools_it_cannot_drive_under_inspect_eval(
 
 
 @pytest.mark.parametrize(
-    "module", ["harness.cli", "harness.results.summary", "harness.results.publish"]
+    "module", ["harness.cli", "harness.results.summary", "harness.publishing.formats"]
 )
 def test_reading_results_loads_no_loop_no_inspect_no_statistics(module: str) -> None:
     """The summary schema and its renderers are pure data: `--version`, `leaderboard` and a

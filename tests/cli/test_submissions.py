@@ -18,7 +18,7 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessageTool
 
 from harness.cli import main
-from harness.results.submission import Manifest, log_files, sha256
+from harness.publishing.submission import Manifest, log_files, sha256
 from harness.results.summary import RunRecord
 from harness.run.folder import summary_of_logs
 from tests.helpers import ROOT
@@ -244,9 +244,9 @@ def test_submit_never_writes_over_a_submission(
 
 
 def test_the_committed_manifest_schema_is_current() -> None:
-    """Regenerate with: python -c "from harness.results.submission import json_schema;
+    """Regenerate with: python -c "from harness.publishing.submission import json_schema;
     print(json_schema(), end='')" > results/submission.schema.json"""
-    from harness.results.submission import json_schema
+    from harness.publishing.submission import json_schema
 
     assert (ROOT / "results/submission.schema.json").read_text(encoding="utf-8") == json_schema()
 

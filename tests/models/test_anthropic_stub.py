@@ -17,8 +17,10 @@ from inspect_ai.model import GenerateConfig, get_model
 
 from harness.episode.record import EpisodeRecord
 from harness.episode.reply_guard import CUT, MAX_DEPTH
-from harness.results.report import price_for, read_run, summarize
+from harness.results.run_logs import read_run
+from harness.results.summary import price_for
 from harness.run.task import build_task
+from harness.stats.aggregate import summarize
 
 pytestmark = pytest.mark.slow
 PLAN = [

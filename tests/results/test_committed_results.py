@@ -16,7 +16,7 @@ import pytest
 
 from harness.cli import main
 from harness.results.provenance import scenario_hash
-from harness.results.report import SCHEMA_VERSION, Summary, read_summary
+from harness.results.summary import SCHEMA_VERSION, Summary, read_summary
 from harness.suite.scenario import SCENARIO_DIR, load_scenarios, select
 from harness.versions import SIM_VERSION, TASK_VERSION
 from tests.helpers import ROOT

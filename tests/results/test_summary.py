@@ -1,5 +1,6 @@
 """summary.json as read back: a schema version this code does not know, or a count below zero,
-is refused, never rendered."""
+is refused, never rendered; its committed JSON Schema is the model's, and a price counts
+prompt-cache reads at their own rate."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from harness.results.summary import SCHEMA_VERSION, SchemaVersionError, read_summary
+from harness.results.summary import SCHEMA_VERSION, Price, SchemaVersionError, read_summary
 from tests.helpers import ROOT
 
 BASELINE = json.loads((ROOT / "results" / "baseline" / "summary.json").read_text("utf-8"))
@@ -67,3 +68,27 @@ def test_older_schema_versions_still_read() -> None:
     assert old  # the committed real-model runs
     for path in old:
         assert read_summary(path).schema_version == 1
+
+
+def test_prompt_cache_reads_are_priced_at_the_cache_rate() -> None:
+    price = Price(input=3.0, output=15.0, cache_read=0.3)
+    # 1M input of which 0.5M cached, 0.1M output
+    assert round(price.cost(1e6, 5e5, 1e5), 6) == round(1.5 + 0.15 + 1.5, 6)
+    assert round(Price(input=3.0, output=15.0).cost(1e6, 5e5, 1e5), 6) == 4.5
+
+
+def test_the_committed_json_schema_is_current_and_committed_summaries_follow_it() -> None:
+    import jsonschema
+
+    from harness.results.summary import Summary
+
+    committed = json.loads(Path("results/summary.schema.json").read_text(encoding="utf-8"))
+    # regenerate with: python -c "..." (see README, Publishing); a changed model needs both
+    assert committed == json.loads(json.dumps(Summary.model_json_schema(), sort_keys=True))
+    checked = 0
+    for path in Path("results").rglob("summary.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("schema_version") == SCHEMA_VERSION:
+            jsonschema.validate(data, committed)
+            checked += 1
+    assert checked >= 3  # latest, baseline and the committed sim runs

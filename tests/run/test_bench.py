@@ -14,7 +14,7 @@ import pytest
 
 from harness.cli import main
 from harness.results.provenance import scenario_hash
-from harness.results.report import Summary, read_summary
+from harness.results.summary import Summary, read_summary
 from harness.suite.scenario import SCENARIO_DIR, load_scenarios, select
 from harness.versions import TASK_VERSION
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.results import outputs
+from harness.publishing import outputs
+from harness.publishing.formats import FORMATS
+from harness.publishing.outputs import publish_set
 from harness.results.kept import EPISODES
-from harness.results.outputs import publish_set
-from harness.results.publish import FORMATS
 from harness.results.summary import read_summary
 from tests.helpers import ROOT
 

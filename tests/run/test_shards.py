@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.results.report import read_run, summarize
+from harness.results.run_logs import read_run
 from harness.run.benchmark import _missing_episodes
 from harness.run.runner import WorkerPlan, run_variant
 from harness.run.shards import Shard, done_episodes, run_shard, shard_folder, split
+from harness.stats.aggregate import summarize
 from harness.todo.variants import parse_variants
 
 SCENARIOS = ["compaction", "excel_export", "rename_chain"]

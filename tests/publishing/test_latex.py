@@ -1,6 +1,6 @@
 """The LaTeX leaderboard as a paper takes it: a body to \\input and a standalone document, one
 table per board with the columns that fit, the rest referred to by \\ref, the same numbers as
-every other format (compiled by pdflatex in tests/results/test_publish.py, heavy)."""
+every other format (compiled by pdflatex in tests/publishing/test_formats.py, heavy)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from harness.metrics import TABLES
-from harness.results import latex
-from harness.results.cells import parts, shown, stat_of
-from harness.results.publish import FORMATS, leaderboard
+from harness.publishing import latex
+from harness.publishing.cells import parts, shown, stat_of
+from harness.publishing.formats import FORMATS, leaderboard
 from harness.results.summary import read_summary
 from tests.helpers import ROOT
-from tests.results.tex import PUBLISHED
+from tests.publishing.tex import PUBLISHED
 
 LATEST = read_summary(ROOT / "results" / "latest" / "summary.json")
 

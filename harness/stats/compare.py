@@ -6,7 +6,7 @@ with different seeds can be compared only with `--statistical`: their episodes a
 by scenario and epoch as independent draws of the same cell, not as replays. For a deterministic
 model (the simulated agent) the comparison is exact: any difference in a watched metric fails,
 since the same inputs must give the same numbers. Otherwise each watched metric of each variant
-is tested on the pairs (`harness.results.stats`: exact McNemar for binary metrics, a paired
+is tested on the pairs (`harness.stats.intervals`: exact McNemar for binary metrics, a paired
 permutation
 test for counts), all p-values are Holm-corrected together, and a change is a regression (or an
 improvement) when its corrected p-value is below `alpha` and its size exceeds the metric's
@@ -28,8 +28,8 @@ from pydantic import BaseModel, Field
 from tabulate import tabulate
 
 from harness.metrics import WATCHED as WATCHED  # declared once; tests read it from here
-from harness.results.stats import Test, holm, paired_test
 from harness.results.summary import Summary
+from harness.stats.intervals import Test, holm, paired_test
 
 #: what an exact comparison's failing row says in place of a p-value
 EXACT_CHANGE = "changed (exact comparison: any change fails)"

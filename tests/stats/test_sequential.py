@@ -11,16 +11,6 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from harness.results import sequential
-from harness.results.sequential import (
-    Rule,
-    boundaries,
-    conditional_power,
-    decide,
-    look,
-    sign_flip_bound,
-    spending,
-)
 from harness.results.summary import (
     EpisodeScores,
     Futility,
@@ -29,6 +19,14 @@ from harness.results.summary import (
     Stat,
     Summary,
     VariantSummary,
+)
+from harness.stats import sequential_bounds
+from harness.stats.sequential import Rule, decide, look
+from harness.stats.sequential_bounds import (
+    boundaries,
+    conditional_power,
+    sign_flip_bound,
+    spending,
 )
 
 #: Lan-DeMets O'Brien-Fleming-type bounds, two-sided alpha 0.05, equally spaced looks: gsDesign
@@ -193,7 +191,7 @@ def _sparse(rng: np.random.Generator, epochs: int, p: float) -> np.ndarray:
 def fewer_signs(monkeypatch: pytest.MonkeyPatch) -> None:
     """1,999 drawn sign vectors instead of 9,999, for speed: the bound is exact for any number
     (the observed signs are one of them), fewer only make it coarser."""
-    monkeypatch.setattr(sequential, "RESAMPLES", 1_999)
+    monkeypatch.setattr(sequential_bounds, "RESAMPLES", 1_999)
 
 
 @pytest.mark.usefixtures("fewer_signs")
@@ -328,9 +326,9 @@ def test_no_variance_is_not_certainty_and_a_tolerance_decides_no_difference() ->
 
 
 def test_the_board_says_how_the_run_stopped_in_text_and_html() -> None:
-    from harness.results.sequential import final
-    from harness.results.stopping import section
+    from harness.publishing.stopping import section
     from harness.results.summary import SequentialRecord
+    from harness.stats.sequential import final
 
     rng = np.random.default_rng(3)
     looks = _sequential(*_rates(rng, np.full(12, 0.3), np.full(12, 0.9), 10), 5, 2)

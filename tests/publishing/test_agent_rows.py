@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from harness.results.publish import agents_table, brief, leaderboard
+from harness.publishing.formats import agents_table, brief, leaderboard
 from harness.results.summary import AgentRecord, Summary, read_summary
 from tests.helpers import ROOT
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from inspect_ai.log import EvalLog, EvalSpec
 from pydantic import BaseModel, ValidationError
 
-from harness.results.submission import Manifest
+from harness.publishing.submission import Manifest
 from harness.results.summary import RunRecord
 
 #: the eval set's own record, beside its logs

@@ -1,8 +1,10 @@
-"""Published formats checked as their readers would: a real browser for the HTML page, pdflatex
-for the LaTeX (each skipped, with the reason, where the tool is missing)."""
+"""Published formats: each labelled and its numbers parsed back (fast), and checked as their
+readers would: a real browser for the HTML page, pdflatex for the LaTeX (each skipped, with the
+reason, where the tool is missing)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -10,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.results.publish import leaderboard
-from harness.results.report import read_summary
+from harness.publishing.formats import leaderboard
+from harness.results.summary import read_summary
+from harness.stats.aggregate import summarize
 from tests.helpers import ROOT
-from tests.results.tex import PUBLISHED, assert_printable, compile_document, needs_pdflatex
+from tests.publishing.tex import PUBLISHED, assert_printable, compile_document, needs_pdflatex
+from tests.stats.test_aggregate import RUNS, result
 
 LATEST = Path("results/latest/summary.json")
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -109,3 +113,36 @@ def test_the_html_page_has_a_glossary_of_every_column_and_left_aligned_prose() -
             for cell in (header, name):
                 assert re.search(rf"<td>\s*{re.escape(cell)}\s*</td>", glossary), cell
     assert "p { text-align: left" in page
+
+
+def test_leaderboard_formats_are_labelled() -> None:
+    summary = summarize([result("L0-rewrite", RUNS)], seed=1)
+    md = leaderboard(summary, "md")
+    assert md.startswith("Model: sim/sloppy (simulated agent") and "| L0-rewrite" in md
+    assert "0.75 ± 0.25" in md and "clustered by scenario" in md
+    page = leaderboard(summary, "html")
+    assert page.startswith("<!DOCTYPE html>") and '<meta charset="utf-8">' in page
+    assert "<style>" in page and "http" not in page  # nothing fetched at view time
+    assert "The designs compared" in page and "Accepts any list" in page
+    latex = leaderboard(summary, "latex")
+    assert "\\begin{table}" in latex and "\\toprule" in latex and "\\caption{" in latex
+    assert "pass$^{" in latex and "\\resizebox" not in latex  # no shrinking
+    assert json.loads(leaderboard(summary, "json"))["model"] == "sim/sloppy"
+
+
+def test_csv_numbers_parse_as_floats() -> None:
+    import io
+
+    import pandas as pd
+
+    frame = pd.read_csv(io.StringIO(leaderboard(summarize([result("L0-rewrite", RUNS)]), "csv")))
+    success = frame[frame.metric == "task_success"].iloc[0]
+    assert (success["mean"], success["stderr"], success["n"]) == (0.75, 0.25, 4)
+    assert frame["ci_low"].dtype == float
+
+
+def test_a_summary_older_than_a_metric_still_renders() -> None:
+    summary = summarize([result("L0-rewrite", RUNS)], seed=1)
+    del summary.variants[0].metrics["recovered_tool_calls"]
+    assert "n/a" in leaderboard(summary, "md")
+    assert "recovered_tool_calls" not in leaderboard(summary, "csv")

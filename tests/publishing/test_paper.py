@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import ROOT, load_script
-from tests.results.tex import assert_printable, needs_pdflatex
+from tests.publishing.tex import assert_printable, needs_pdflatex
 
 PAPER = ROOT / "docs" / "paper"
 

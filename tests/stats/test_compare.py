@@ -9,15 +9,15 @@ import pytest
 
 from harness.cli import main
 from harness.metrics import METRICS, WATCHED
-from harness.results.compare import compare, junit, mismatches, render
-from harness.results.report import (
+from harness.results.summary import (
     EpisodeScores,
     Provenance,
     Summary,
     TaskResult,
-    summarize,
     write_summary,
 )
+from harness.stats.aggregate import summarize
+from harness.stats.compare import compare, junit, mismatches, render
 
 
 def run(
@@ -236,7 +236,7 @@ def test_holm_forces_no_collection_and_puts_gc_collect_back(
 
     from statsmodels.stats import multitest
 
-    from harness.results.stats import holm, paired_test
+    from harness.stats.intervals import holm, paired_test
 
     calls: list[object] = []
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness import storage
-from harness.results.publish import FORMATS, leaderboard
+from harness.publishing.formats import FORMATS, leaderboard
 from harness.results.summary import Summary, write_summary
 
 #: the picture of the html page beside the published set (scripts/regenerate.sh once made it)

@@ -1,5 +1,6 @@
-"""The simulation study's arithmetic (harness/results/power_study.py) on tiny synthetic pools
-whose truth is known; the study itself (scripts/power_study.py) is not run here."""
+"""The simulation study's arithmetic (harness/stats/power_study.py, with study_pool.py and
+equal_power.py) on tiny synthetic pools whose truth is known; the study itself
+(scripts/power_study.py) is not run here."""
 
 from __future__ import annotations
 
@@ -7,26 +8,27 @@ import random
 
 import pytest
 
-from harness.results.power_study import (
-    Pool,
+from harness.results.summary import EpisodeScores, Futility, Stat, Summary, VariantSummary
+from harness.stats.equal_power import fixed_power, sequential_on_suite
+from harness.stats.power_study import (
     aa_sequential,
     ab_sequential,
     alarms_by_look,
     alarms_by_metric,
     board_sequential,
-    fixed_power,
+    pooled_df,
+    right_way,
+)
+from harness.stats.sequential import Rule
+from harness.stats.study_pool import (
+    Pool,
     paired_groups,
     pool_epochs,
     pool_of,
-    pooled_df,
     rate,
-    right_way,
-    sequential_on_suite,
     sequential_run,
     truth,
 )
-from harness.results.sequential import Rule
-from harness.results.summary import EpisodeScores, Futility, Stat, Summary, VariantSummary
 
 
 def synthetic(success: dict[str, float], scenarios: int, epochs: int, seed: int = 0) -> Pool:

@@ -15,7 +15,7 @@ import pytest
 
 from harness.cli import main
 from tests.helpers import ROOT
-from tests.results.test_publish import BROWSER, CHROME_FLAGS
+from tests.publishing.test_formats import BROWSER, CHROME_FLAGS
 
 #: the committed results made into submissions (none keeps logs: digests-free submissions)
 RESULTS = {"latest": "results/latest", "products": "results/products", "field": "results/field/run"}

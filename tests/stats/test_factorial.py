@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.results.factorial import main_effects
-from harness.results.report import EpisodeScores, Summary, VariantSummary, read_summary
-from harness.results.stats import Stat
+from harness.results.summary import EpisodeScores, Stat, Summary, VariantSummary, read_summary
+from harness.stats.factorial import main_effects
 from harness.todo.variants import SEED_FACTORIAL, Variant
 
 SCENARIOS = [f"s{i}" for i in range(8)]

@@ -1,5 +1,5 @@
 """Leaderboards from a summary: markdown, CSV and JSON with numbers apart, LaTeX (booktabs; its
-own module, harness/results/latex.py) and a self-contained HTML page."""
+own module, harness/publishing/latex.py) and a self-contained HTML page."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from tabulate import tabulate
 
 from harness.metrics import BRIEF, BY_NAME, TABLES
-from harness.results.cells import COLUMNS, cell, shown, stat_of, title
-from harness.results.stopping import section
+from harness.publishing.cells import COLUMNS, cell, shown, stat_of, title
+from harness.publishing.stopping import section
 from harness.results.summary import Summary
 
 
@@ -176,7 +176,7 @@ def sections(summary: Summary) -> list[str]:
         f'<h2>{html.escape(caption)}</h2>\n<div class="wide">{_readable(table)}</div>'
         for caption, table in _tables(summary, "html")
     ]
-    from harness.results import plots  # matplotlib is imported only when a page is drawn
+    from harness.publishing import plots  # matplotlib is imported only when a page is drawn
 
     figures = [
         ("Corruption and false completion", plots.corruption_bars(summary)),
@@ -275,13 +275,13 @@ def _markdown(summary: Summary) -> str:
 
 
 def _latex_body(summary: Summary) -> str:
-    from harness.results import latex  # pandas is imported only when LaTeX is written
+    from harness.publishing import latex  # pandas is imported only when LaTeX is written
 
     return latex.body(summary)
 
 
 def _latex_standalone(summary: Summary) -> str:
-    from harness.results import latex
+    from harness.publishing import latex
 
     return latex.standalone(summary)
 

@@ -12,7 +12,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from harness.metrics import TABLES
-from harness.results.cells import parts, shown, stat_of, title
+from harness.publishing.cells import parts, shown, stat_of, title
 from harness.results.summary import Summary
 
 #: the text width every table fits: LaTeX's article class at 10 pt, narrower than most journals'

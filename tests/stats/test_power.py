@@ -10,17 +10,11 @@ import pytest
 from statsmodels.stats.power import TTestPower
 
 from harness.metrics import METRICS
-from harness.results.power import (
-    check_inputs,
-    closed_form_epochs,
-    closed_form_scenarios,
-    paired_differences,
-    plan,
-    range_text,
-    simulated_scenarios,
-    variance_components,
-)
 from harness.results.summary import EpisodeScores, Stat, Summary, VariantSummary
+from harness.stats.paired import check_inputs, paired_differences, variance_components
+from harness.stats.power import plan
+from harness.stats.power_table import range_text
+from harness.stats.sample_size import closed_form_epochs, closed_form_scenarios, simulated_scenarios
 
 #: the synthetic truth: paired differences mean + b_s + w_se
 MEAN, VAR_BETWEEN, VAR_WITHIN = 0.5, 0.25, 0.75

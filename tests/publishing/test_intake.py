@@ -13,7 +13,7 @@ import pytest
 
 from harness.cli import main
 from harness.errors import UsageError
-from harness.results.intake import Limits, json_text, regular_files, zip_member_count
+from harness.publishing.intake import Limits, json_text, regular_files, zip_member_count
 
 
 def refused(path: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> str:

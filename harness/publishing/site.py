@@ -15,9 +15,10 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from harness.errors import UsageError
-from harness.results.cells import parts, stat_of, title
-from harness.results.publish import incomplete, name_html, page, sections
-from harness.results.submission import ARCHIVES, MANIFEST, Manifest, check, opened
+from harness.publishing.cells import parts, stat_of, title
+from harness.publishing.formats import incomplete, name_html, page, sections
+from harness.publishing.submission import ARCHIVES, MANIFEST, Manifest
+from harness.publishing.submission_check import check, opened
 from harness.results.summary import Stat, Summary
 
 #: the index's columns after model, variant and submission: (metric, header)
