@@ -122,6 +122,93 @@ def _power() -> str:
     return (first + "\n" + second).replace("\\begin{table}[t]", "\\begin{table}[!h]")
 
 
+#: the report's text width (article, 10 pt: 345 pt) in inches: the figure is drawn at the size it
+#: is printed, so its type is the size it says
+TEXT_WIDTH = 345 / 72.27
+#: a colour per design family in the figure, and the levels each family's curves coincide for
+FAMILIES = {"L0-rewrite": 0, "L1-textlock": 1, "L2-whitelist": 2, "L3-granular": 3, "L4-inject": 4}
+
+
+def _short(value: float) -> str:
+    """A tick's count as 100, 1k, 10k, 1M."""
+    for size, suffix in ((1e6, "M"), (1e3, "k")):
+        if value >= size:
+            return f"{value / size:g}{suffix}"
+    return f"{value:g}"
+
+
+def _scaling(folder: Path) -> Path:
+    """Figure 1 as a vector PDF drawn at print size from results/scaling/scaling.csv: todo output
+    tokens and input tokens per episode against the list's length, a colour per level, dashed
+    uncapped. Levels whose curves are the same at every length are drawn once and named together
+    (in the left panel the three full-list levels coincide, as do the two granular ones)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    frame = pd.read_csv(ROOT / "results" / "scaling" / "scaling.csv").sort_values("n")
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]  # tab10, as plots.py draws
+    markers = "os^Dv"  # a shape per level too: curves that nearly coincide still show
+    plt.rcParams.update({"font.size": 7, "axes.titlesize": 8, "legend.fontsize": 7})
+    figure, axes = plt.subplots(1, 2, figsize=(TEXT_WIDTH, 2.7))
+    panels = (
+        ("todo out tok / ep", "todo output tokens per episode"),
+        ("in tok / ep", "input tokens per episode"),
+    )
+    for axis, (column, title) in zip(axes, panels, strict=True):
+        drawn: dict[tuple[object, ...], list[str]] = {}
+        for variant, group in frame.groupby("variant", sort=True):
+            uncapped = "+uncapped" in str(variant)
+            drawn.setdefault((*group[column], uncapped), []).append(str(variant))
+        for names in drawn.values():
+            group = frame[frame["variant"] == names[0]]
+            level = FAMILIES[names[0].split("+")[0]]
+            axis.plot(
+                group["n"],
+                group[column],
+                "--" if "+uncapped" in names[0] else "-",
+                color=colours[level],
+                marker=markers[level],
+                markersize=3,
+                linewidth=1,
+            )
+            if len(names) > 1 and "+uncapped" not in names[0]:
+                together = "=".join(n.split("-")[0] for n in names)
+                axis.annotate(together, (group["n"].iloc[0], group[column].iloc[0]),
+                              textcoords="offset points", xytext=(4, 4), fontsize=7)  # fmt: skip
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        # plain tick labels: a power of ten's exponent would be set in 5 pt type
+        sizes = sorted(frame["n"].unique())
+        axis.xaxis.set_major_locator(FixedLocator(sizes))
+        axis.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.xaxis.set_minor_formatter(NullFormatter())
+        axis.yaxis.set_major_formatter(FuncFormatter(lambda v, _: _short(v)))
+        axis.yaxis.set_minor_formatter(NullFormatter())
+        axis.set_xlabel("todos in the task (n)")
+        axis.set_title(title)
+        axis.grid(True, which="both", alpha=0.3, linewidth=0.4)
+    handles = [
+        Line2D([], [], color=colours[i], marker=markers[i], markersize=3, linewidth=1, label=name)
+        for name, i in ((n.split("-")[0], i) for n, i in FAMILIES.items())
+    ]
+    handles += [
+        Line2D([], [], color="black", linewidth=1, label="capped at 20"),
+        Line2D([], [], color="black", linewidth=1, linestyle="--", label="uncapped"),
+    ]
+    figure.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False,
+                  handlelength=1.8, columnspacing=1.0)  # fmt: skip
+    figure.tight_layout(rect=(0, 0.08, 1, 1))
+    path = folder / "scaling.pdf"
+    # no creation date: the same data gives the same bytes
+    figure.savefig(path, metadata={"CreationDate": None, "Creator": None, "Producer": None})
+    plt.close(figure)
+    return path
+
+
 def _pdflatex(build: Path) -> str:
     """Two passes (the second resolves \\ref); the second pass's log."""
     command = ["pdflatex", "-interaction=nonstopmode", "-halt-on-error"]
@@ -144,6 +231,7 @@ def build(folder: Path) -> tuple[Path, str]:
     # the source \inputs the field tables from the build folder, found by its name
     (folder / "field-tables.tex").write_text(_rates() + "\n" + _replay(), encoding="utf-8")
     (folder / "power-tables.tex").write_text(_power(), encoding="utf-8")
+    _scaling(folder)
     log = _pdflatex(folder)
     return folder / "todo-bench.pdf", log
 
