@@ -46,3 +46,22 @@ def test_without_pdflatex_the_report_names_the_packages_to_install(
         "make paper needs pdflatex (Debian: texlive-latex-recommended), pdftoppm (Debian: "
         "poppler-utils); install them first"
     )
+
+
+def test_the_fix_matrix_is_read_from_the_docs_cells_own_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cell's evidence is what it says was done ("not a board row" is not a board row), and a
+    cell that says why nothing was measured says that."""
+    paper = load_script("paper")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "hooks.md").write_text(
+        "| fix | A, x | B, y |\n|---|---|---|\n"
+        "| `inject` (L4) | real binary: counted; not a board row yet: a trial | board (1 -> 0); "
+        "unit tests |\n"
+        "| `gate-open` | not applicable (reads a list) | not yet measured: stalled |\n\nafter\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(paper, "ROOT", tmp_path)
+    rows = [line for line in paper._matrix().splitlines() if line.startswith(("inject", "gate"))]
+    assert rows == ["inject & R & B U \\\\", "gate-open & n/a & not yet \\\\"]
