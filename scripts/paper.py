@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.metrics import BY_NAME
-from harness.publishing.latex import table
+from harness.metrics import BRIEF, BY_NAME
+from harness.publishing.latex import body, table
+from harness.results.summary import read_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 PAPER = ROOT / "docs" / "paper"
@@ -121,6 +122,13 @@ def _power() -> str:
     )
     # here, in the section's text: at the top of a later page they would stand alone on it
     return (first + "\n" + second).replace("\\begin{table}[t]", "\\begin{table}[!h]")
+
+
+def _headline(board: str) -> str:
+    """A board's headline columns only (every column is in its leaderboard.md): the fixes
+    inside the products make a board of 27 rows, 11 pages in full."""
+    summary = read_summary(ROOT / "results" / board / "summary.json")
+    return body(summary, (("Headline columns (per episode)", BRIEF),))
 
 
 #: what a cell of docs/hooks.md's fix x product matrix says was done, strongest first: the
@@ -271,6 +279,7 @@ def build(folder: Path) -> tuple[Path, str]:
     (folder / "field-tables.tex").write_text(_rates() + "\n" + _replay(), encoding="utf-8")
     (folder / "power-tables.tex").write_text(_power(), encoding="utf-8")
     (folder / "fix-matrix.tex").write_text(_matrix(), encoding="utf-8")
+    (folder / "agents-hooks-headline.tex").write_text(_headline("agents-hooks"), encoding="utf-8")
     _scaling(folder)
     log = _pdflatex(folder)
     return folder / "todo-bench.pdf", log

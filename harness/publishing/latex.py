@@ -6,6 +6,7 @@ standard error sit in two columns (`r@{\\,}r`), so digits align down the column.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from itertools import pairwise
 
 import pandas as pd
@@ -14,6 +15,9 @@ from pandas.io.formats.style import Styler
 from harness.metrics import TABLES
 from harness.publishing.cells import parts, shown, stat_of, title
 from harness.results.summary import Summary
+
+#: a table's metrics and their headers
+Columns = tuple[tuple[str, str], ...]
 
 #: the text width every table fits: LaTeX's article class at 10 pt, narrower than most journals'
 TEXT_WIDTH_PT = 345.0
@@ -181,9 +185,10 @@ def table(frame: pd.DataFrame, caption: str, label: str) -> str:
     return _write(styler, "l" + "".join(aligns), caption, label)
 
 
-def body(summary: Summary) -> str:
-    """Every board, `\\input`-able after `\\begin{document}`: the comment at the top names the
-    packages it needs; the run is described in the first table's caption only."""
+def body(summary: Summary, tables: Sequence[tuple[str, Columns]] = TABLES) -> str:
+    """Every board (or the `tables` named), `\\input`-able after `\\begin{document}`: the
+    comment at the top names the packages it needs; the run is described in the first table's
+    caption only."""
     about = escape(title(summary))
     episodes = ", ".join(str(e) for e in sorted({v.episodes for v in summary.variants}))
     per = f"episodes per variant: {episodes}"
@@ -195,7 +200,7 @@ def body(summary: Summary) -> str:
         f"\\providecommand{{{PREFIX}}}{{todo-bench}}",
     ]
     first = ""
-    for caption, all_columns in TABLES:
+    for caption, all_columns in tables:
         columns = shown(summary, all_columns)
         frame = _frame(summary, columns)
         layouts = {metric: _layout(frame, metric, header) for metric, header in columns}
