@@ -30,7 +30,7 @@ WINGS = (
     "publishing",
     "agents",
     "run",
-    "cli",
+    "commands",
 )
 GROUND = {
     "metrics", "matcher", "paths", "progress", "storage", "tokens", "versions", "errors", "_face",

@@ -44,7 +44,7 @@ ARGS += ["--workers", "2", "--max-samples", "2", "--display", "none"]
 
 
 def command(out: Path) -> list[str]:
-    return [sys.executable, "-m", "harness.cli", "run", *ARGS, "--out", str(out)]
+    return [sys.executable, "-m", "harness.commands", "run", *ARGS, "--out", str(out)]
 
 
 def run(out: Path) -> None:

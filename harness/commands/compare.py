@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from harness.cli.args import Commands, read
+from harness.commands.args import Commands, read
 from harness.errors import UsageError
 
 

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.cli.args import Commands, number_between, positive_at_most, read
+from harness.commands.args import Commands, number_between, positive_at_most, read
 from harness.errors import UsageError
 from harness.metrics import DEFAULT_PAIRED_METRICS as DEFAULT_METRICS
 
