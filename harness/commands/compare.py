@@ -11,7 +11,7 @@ from harness.errors import UsageError
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from harness.stats.compare import compare, junit, load_tolerances, mismatches, render
+    from harness.stats.comparison import compare, junit, load_tolerances, mismatches, render
 
     base, new = read(args.base), read(args.new)
     problems = mismatches(base, new, statistical=args.statistical)
