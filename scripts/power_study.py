@@ -11,7 +11,7 @@ What it does, honestly (also in the output):
    field suite (`--scenarios field`, --field-pool-epochs). Running 200 full benchmark runs is
    too slow here, so every repetition below is drawn from these pools (the runs are cached in
    build/power-study/ and resume; deterministic, so the same command gives the same pools).
-2. The plan: `harness.stats.power.plan` on the committed pilot results/field/run (exactly
+2. The plan: `harness.stats.power_plan.plan` on the committed pilot results/field/run (exactly
    what `todo-bench power results/field/run` prints, alpha 0.05, power 0.8), for PAIRS x
    METRICS; the same plan with the pool's true effect as the MDE; and the plan made from the
    pool itself (its effect and its variance components, the pilot's epochs per scenario),
@@ -57,7 +57,7 @@ from harness.stats.equal_power import (
     fixed_power,
     sequential_on_suite,
 )
-from harness.stats.power import Method, Plan, plan
+from harness.stats.power_plan import Method, Plan, plan
 from harness.stats.power_study import (
     BoardOutcome,
     PooledDf,

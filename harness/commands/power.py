@@ -73,7 +73,7 @@ def _pilot(args: argparse.Namespace) -> Summary:
 def cmd_power(args: argparse.Namespace) -> int:
     from harness.results.summary import price_for
     from harness.stats.paired import check_inputs, default_pairs, parse_pairs
-    from harness.stats.power import plan
+    from harness.stats.power_plan import plan
     from harness.stats.power_table import render
 
     summary = _pilot(args)
