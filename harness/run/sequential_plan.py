@@ -49,7 +49,7 @@ class Design(BaseModel):
     alpha_each: float
     tolerance: dict[str, float]
     batch_episodes: int
-    #: how each look decides (`harness.stats.sequential.Rule`)
+    #: how each look decides (`harness.stats.sequential_looks.Rule`)
     spending: Spending
     futility: Futility | None
 
