@@ -39,7 +39,7 @@ from harness._inspect_private import seed_codex_catalog, seed_gemini_cli
 from harness.agents.install import binary
 from harness.products import claude_code, codex, gemini_cli, opencode
 from harness.products.product import CliProduct
-from harness.products.record import CallRecord
+from harness.products.session_record import CallRecord
 
 #: the arguments every inspect-swe CLI agent takes (version, model_config, cwd, env, filter,
 #: system_prompt)

@@ -33,7 +33,7 @@ from harness.audit.model import Change
 from harness.audit.score import READS, judge, pair
 from harness.models.sim import tokens
 from harness.products.catalog import PRODUCTS
-from harness.products.record import Event, Item, TodoState, UserMessage
+from harness.products.session_record import Event, Item, TodoState, UserMessage
 from harness.todo.base import MAX_ITEMS, STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.dialects import classic_names, to_product
 from harness.todo.registry import designs

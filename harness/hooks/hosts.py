@@ -25,7 +25,7 @@ from harness.hooks.protocol import CLAUDE_WIRE, Wire
 from harness.products import claude_code
 from harness.products.catalog import PRODUCTS, RECORDS
 from harness.products.product import CliProduct, Extension, ListDialect
-from harness.products.record import CallRecord
+from harness.products.session_record import CallRecord
 
 if TYPE_CHECKING:
     from harness.todo.base import TodoStore

@@ -36,7 +36,7 @@ from harness.episode.ledger import Ledger, TodoEvent
 from harness.episode.record import EpisodeRecord
 from harness.episode.tools import todo_tools
 from harness.products.product import CliProduct
-from harness.products.record import CallRecord
+from harness.products.session_record import CallRecord
 from harness.publishing.differences import differences, more
 from harness.run.logged import scenario_episodes, stored
 from harness.suite.checks import run_checks
