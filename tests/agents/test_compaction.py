@@ -150,7 +150,7 @@ def test_a_request_that_only_mentions_a_summary_is_a_turn(
 
 #: Codex CLI's, OpenCode's and Gemini CLI's own compaction requests, as the pinned binaries word
 #: them: one
-#: user message, no tools offered (tests/agents/test_install.py finds the words in the binaries)
+#: user message, no tools offered (tests/agents/test_binaries.py finds the words in the binaries)
 OWN_REQUESTS = {
     "cli/codex": "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary "
     "for another LLM that will resume the task.",

@@ -20,8 +20,8 @@ import pytest
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from harness._inspect_private import bridge_port_key
+from harness.agents.binaries import AgentMissing, binary
 from harness.agents.bridge_ports import BLOCKS, BRIDGE_PORT, WIDTH, block_ports, lock_path
-from harness.agents.install import AgentMissing, binary
 from harness.agents.runners import RUNNERS
 from harness.ports import holders
 from harness.products.catalog import PRODUCTS

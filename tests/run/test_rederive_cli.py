@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalSample, read_eval_log, write_eval_log
 
+from harness.agents.binaries import AgentMissing, binary
 from harness.agents.evidence import digest
-from harness.agents.install import AgentMissing, binary
 from harness.commands import main
 from harness.products.catalog import PRODUCTS
 from harness.run.rederive_cli import REDERIVED, TRUSTED

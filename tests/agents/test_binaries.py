@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.agents.install import AGENTS_DIR, FROM_PYPI, AgentMissing, binary, tool
+from harness.agents.binaries import AGENTS_DIR, FROM_PYPI, AgentMissing, binary, tool
 from harness.agents.sandboxes import host_search_path
 from harness.agents.support import agent_record
 from harness.products.catalog import PRODUCTS
