@@ -30,7 +30,7 @@ from typing import Any
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample
 
-from harness.agents.episode import CliEpisode, TodoSlot, todo_records
+from harness.agents.cli_episode import CliEpisode, TodoSlot, todo_records
 from harness.agents.evidence import CliEvidence, digest
 from harness.episode.ledger import Ledger, TodoEvent
 from harness.episode.record import EpisodeRecord
