@@ -8,10 +8,9 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from harness.run.options import task_parameters
-
 # the `sim` and `recover` providers register on import (this module is the inspect entry point)
-from harness.run.registry import RecoverModel, SimModel
+from harness.run.inspect_extensions import RecoverModel, SimModel
+from harness.run.options import task_parameters
 from harness.run.task import build_task
 
 __all__ = ["RecoverModel", "SimModel", "todo_bench"]

@@ -10,7 +10,8 @@ Code hooks), `scoring`,
 `models` (the simulated agent, providers), `audit` (real sessions), `results` (the published
 summary, pure data), `stats` (the statistics of runs), `publishing` (the leaderboard's formats,
 the site, submissions), `agents` (the shipping CLIs run as variants), `run` (tasks, runner,
-`run_benchmark`) and `cli`.
+`run_benchmark`) and `commands` (the `todo-bench` command line; "CLI" elsewhere in the package
+means a shipping agent's).
 """
 
 from __future__ import annotations

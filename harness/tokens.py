@@ -3,7 +3,7 @@
 The rate was measured with the real tokenizer of the committed local model (Qwen2.5) on the
 simulated agent's own conversations (`scripts/token_calibration.py`,
 results/token-calibration/). The simulated agent bills its prompts with it
-(`harness.models.sim.tokens`), and the board's `injected_tokens` prices the list context a
+(`harness.models.sim.billing`), and the board's `injected_tokens` prices the list context a
 design adds to the prompt with it, for the harness's rows and the CLI rows alike, since a CLI's
 prompt cannot be split by the tokens its provider bills.
 """

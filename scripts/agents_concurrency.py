@@ -25,7 +25,7 @@ from typing import Any
 from inspect_ai import eval
 from tabulate import tabulate
 
-from harness.agents.install import binary
+from harness.agents.binaries import binary
 from harness.products.catalog import PRODUCTS
 from harness.run.task import build_task
 

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.agents.install import agents_dir, binary  # noqa: E402
+from harness.agents.binaries import agents_dir, binary  # noqa: E402
 from harness.agents.sandboxes import CODE_LABEL, IMAGE  # noqa: E402
 from harness.errors import UsageError  # noqa: E402
 from harness.products.catalog import PRODUCTS  # noqa: E402

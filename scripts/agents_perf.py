@@ -36,7 +36,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_swe import claude_code
 from tabulate import tabulate
 
-from harness.agents.install import binary
+from harness.agents.binaries import binary
 from harness.agents.sandboxes import host_search_path
 from harness.products.catalog import PRODUCTS
 from harness.run.task import build_task, scenario_samples

@@ -32,7 +32,7 @@ SLOTS = 2
 def timed(args: list[str]) -> float:
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "harness.cli", "run", *args],
+        [sys.executable, "-m", "harness.commands", "run", *args],
         check=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

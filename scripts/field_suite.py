@@ -8,7 +8,7 @@ of the planned size shows. Writes results/field-suite/board.md and board.json.
         --variants L0-rewrite,L2-whitelist,L4-inject,L4-inject+gate --out results/field-suite/run
     .venv/bin/python scripts/field_suite.py               # the board
 
-The plan: `todo-bench power`'s rows (harness.stats.power.plan) for the watched comparisons at
+The plan: `todo-bench power`'s rows (harness.stats.power_plan.plan) for the watched comparisons at
 alpha 0.05 / their number (Bonferroni, as docs/statistics.md advises for a Holm-corrected family),
 on the suite's own scenarios (the pilot's); the run's size is the most epochs any comparison
 needs, leaving out a comparison that needs more than MAX_EPOCHS (it is listed as not planned
@@ -29,7 +29,7 @@ from tabulate import tabulate
 
 from harness.results.summary import Summary, read_summary
 from harness.stats.intervals import Test, holm, paired_test
-from harness.stats.power import Plan, plan
+from harness.stats.power_plan import Plan, plan
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "results/field-suite"

@@ -62,7 +62,7 @@ def bench_seconds(workers: int, root: Path) -> tuple[float, int]:
     episodes it ran, counted from its summary."""
     out = root / f"w{workers}"
     done = measured(
-        [sys.executable, "-m", "harness.cli", "run", "--model", "sim/sloppy", "--epochs", "1"]
+        [sys.executable, "-m", "harness.commands", "run", "--model", "sim/sloppy", "--epochs", "1"]
         + ["--seed", "0", "--workers", str(workers), "--display", "none"]
         + ["--out", str(out), "--fresh"]
     )
@@ -112,7 +112,7 @@ def measured(command: list[str], count: bool = False) -> dict[str, Any]:
 def harness_run(root: Path, epochs: int, count: bool = False) -> dict[str, Any]:
     out = root / f"h-{epochs}"
     done = measured(
-        [sys.executable, "-m", "harness.cli", "run", "--variants", "L3-granular"]
+        [sys.executable, "-m", "harness.commands", "run", "--variants", "L3-granular"]
         + ["--scenarios", "all", "--epochs", str(epochs), "--workers", "1"]
         + ["--display", "none", "--out", str(out), "--fresh"],
         count,
@@ -419,7 +419,7 @@ def phase_rows(
     return rows
 
 
-#: CLI calls whose start-up is measured, and the budget each is held to (CPU seconds)
+#: todo-bench calls whose start-up is measured, and the budget each is held to (CPU seconds)
 STARTUP = (
     (["--version"], 1.5),
     (["--help"], 1.5),
@@ -451,7 +451,8 @@ def cpu_seconds(command: list[str]) -> float:
 
 
 def startup_rows(repeats: int) -> list[list[str]]:
-    """Median CPU of each CLI call against its budget, and Python's own start-up beside them."""
+    """Median CPU of each todo-bench call against its budget, and Python's own start-up beside
+    them."""
     python = statistics.median(
         [cpu_seconds([sys.executable, "-c", "pass"]) for _ in range(repeats)]
     )
@@ -465,7 +466,7 @@ def startup_rows(repeats: int) -> list[list[str]]:
         rows.append([label, f"{cpu:.2f}", "", ""])
     for args, budget in STARTUP:
         cpu = statistics.median(
-            [cpu_seconds([sys.executable, "-m", "harness.cli", *args]) for _ in range(repeats)]
+            [cpu_seconds([sys.executable, "-m", "harness.commands", *args]) for _ in range(repeats)]
         )
         rows.append(
             [
@@ -522,7 +523,7 @@ def main() -> None:
     print(
         tabulate(
             startup_rows(args.repeats),
-            headers=["CLI start-up", "CPU s (median)", "budget", "within"],
+            headers=["todo-bench start-up", "CPU s (median)", "budget", "within"],
             tablefmt="github",
         ),
         flush=True,

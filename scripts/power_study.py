@@ -11,7 +11,7 @@ What it does, honestly (also in the output):
    field suite (`--scenarios field`, --field-pool-epochs). Running 200 full benchmark runs is
    too slow here, so every repetition below is drawn from these pools (the runs are cached in
    build/power-study/ and resume; deterministic, so the same command gives the same pools).
-2. The plan: `harness.stats.power.plan` on the committed pilot results/field/run (exactly
+2. The plan: `harness.stats.power_plan.plan` on the committed pilot results/field/run (exactly
    what `todo-bench power results/field/run` prints, alpha 0.05, power 0.8), for PAIRS x
    METRICS; the same plan with the pool's true effect as the MDE; and the plan made from the
    pool itself (its effect and its variance components, the pilot's epochs per scenario),
@@ -19,7 +19,7 @@ What it does, honestly (also in the output):
 3. Fixed-size runs of each plan's size drawn from the pool (scenarios with replacement from
    the suite's 12, epochs with replacement within each; the planner's t-test on the scenario
    means): achieved power with its Clopper-Pearson interval.
-4. Sequential runs (`harness.stats.sequential.look`, the code `--until-decided` runs, on
+4. Sequential runs (`harness.stats.sequential_looks.look`, the code `--until-decided` runs, on
    batches of BATCH epochs of the suite's 12 scenarios drawn without replacement from the
    pool): A/A (a variant against itself, the two sides on disjoint pool epochs, both watched
    metrics, alpha 0.05 over them) for the false-alarm rate, told by metric and by look, once
@@ -57,7 +57,7 @@ from harness.stats.equal_power import (
     fixed_power,
     sequential_on_suite,
 )
-from harness.stats.power import Method, Plan, plan
+from harness.stats.power_plan import Method, Plan, plan
 from harness.stats.power_study import (
     BoardOutcome,
     PooledDf,
@@ -69,7 +69,7 @@ from harness.stats.power_study import (
     pooled_df,
 )
 from harness.stats.power_table import range_text
-from harness.stats.sequential import Rule
+from harness.stats.sequential_looks import Rule
 from harness.stats.study_pool import Pool, Rate, pool_epochs, pool_of, truth
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -503,7 +503,7 @@ def render(study: Study) -> str:
         f"## A/A: false alarms of the sequential gate ({study.reps_aa} repetitions)\n\n"
         "A variant against itself, the two sides on disjoint pool epochs, 12 scenarios, alpha "
         f"{study.alpha} over both metrics ({', '.join(METRICS)}; "
-        "`harness.stats.sequential.look`, the code `run --until-decided` runs). A false "
+        "`harness.stats.sequential_looks.look`, the code `run --until-decided` runs). A false "
         "alarm: any comparison decided better or worse. Two designs: the documented default "
         f"({study.looks} looks of {study.batch} epochs), each variant twice on the same draws, "
         "with the gate (`sign-flip bound`) and without its sign-flip bound (`t quantile "
@@ -605,7 +605,7 @@ def render(study: Study) -> str:
         )  # fmt: skip
         + f"\n\n## Sequential against fixed ({study.reps_ab} A/B repetitions each)\n\n"
         f"One comparison watched at alpha {study.alpha}, both runs on the suite's own 12 "
-        "scenarios, both judged by the gate's own test (`harness.stats.sequential.look`), so "
+        "scenarios, both judged by the gate's own test (`harness.stats.sequential_looks.look`), so "
         "both answer the sequential run's question (are the designs different on these "
         "scenarios?). The fixed run: the fewest epochs (1 to "
         f"{FIXED_MOST}) whose single look decides the comparison the right way in at least "

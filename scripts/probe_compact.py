@@ -40,9 +40,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_swe import claude_code
 
+from harness.agents.binaries import binary
 from harness.agents.bridge_ports import sample_bridge_ports
 from harness.agents.hooked import PROGRAM
-from harness.agents.install import binary
 from harness.agents.sandboxes import CliSandbox, host_search_path
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL

@@ -29,12 +29,13 @@ RUN = [
     "--workers", "1", "--display", "none", "--fresh",
 ]  # fmt: skip
 
-#: the CLI under cProfile, its import included (`python -m cProfile -m harness.cli` runs the
-#: package as __main__, which older commits' pydantic models cannot resolve)
+#: the todo-bench command under cProfile, its import included (`python -m cProfile -m
+#: harness.commands` runs the package as __main__, which older commits' pydantic models cannot
+#: resolve)
 DRIVER = """
 import cProfile, sys
 namespace = {"args": sys.argv[2:]}
-statement = "from harness.cli import main\\ncode = main(args)"
+statement = "from harness.commands import main\\ncode = main(args)"
 cProfile.runctx(statement, namespace, namespace, sys.argv[1])
 sys.exit(namespace.get("code", 1))
 """

@@ -67,7 +67,7 @@ def main() -> None:
         folder = Path(tmp)
         run = folder / "run"
         subprocess.run(
-            [sys.executable, "-m", "harness.cli", "run", "--model", "sim/sloppy", "--variants",
+            [sys.executable, "-m", "harness.commands", "run", "--model", "sim/sloppy", "--variants",
              "L3-granular", "--epochs", "3", "--seed", "0", "--workers", "1", "--display",
              "none", "--out", str(run), "--fresh"],
             check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

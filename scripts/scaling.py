@@ -45,7 +45,7 @@ def run(
 ) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="todo-bench-scaling-"))
     (folder / "scaling.yaml").write_text(FAMILY.format(sizes=", ".join(map(str, sizes))))
-    command = [sys.executable, "-m", "harness.cli", "run", "--model", model]
+    command = [sys.executable, "-m", "harness.commands", "run", "--model", model]
     command += ["--variants", variants, "--scenario-dir", str(folder), "--epochs", str(epochs)]
     command += ["--seed", "0", "--out", str(out / "run"), "--fresh", *extra]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)

@@ -7,11 +7,11 @@ For every model call in the given simulated-agent logs, the exact prompt the loc
 read is rendered by the server's own chat template (`/apply-template`, tools included) and
 counted by its tokenizer (`/tokenize`); the reply is counted as what it adds to the rendered
 conversation. Checked first on the committed real-model logs, where the same rendering must give
-the prompt tokens the server reported. Then the estimate of `harness/models/sim/tokens.py` is
+the prompt tokens the server reported. Then the estimate of `harness/models/sim/billing.py` is
 fitted by
 least squares (statsmodels) on its parts - characters of message text, of tool-call JSON, of
 tool schemas, messages, tools - fitted on half of the scenarios and tested on the other half,
-and refitted on all for the coefficients to paste into `harness/models/sim/tokens.py` (the text
+and refitted on all for the coefficients to paste into `harness/models/sim/billing.py` (the text
 rate, PER_TEXT_CHAR, into `harness/tokens.py`). Writes
 `results/token-calibration/calibration.md` and `.json`.
 """
@@ -37,7 +37,7 @@ from statsmodels.regression.linear_model import OLS
 from tabulate import tabulate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness.models.sim import tokens  # noqa: E402
+from harness.models.sim import billing  # noqa: E402
 
 PROMPT = ["text_chars", "call_chars", "schema_chars", "messages", "tools"]
 REPLY = ["text_chars", "call_chars", "calls"]
@@ -103,8 +103,8 @@ def real_rows(server: str | None) -> pd.DataFrame:
             {
                 "reported": usage.input_tokens + (usage.input_tokens_cache_read or 0),
                 "rendered": counted,
-                "estimate": tokens.prompt_tokens(
-                    tokens.prompt_parts(list(event.input), list(event.tools))
+                "estimate": billing.prompt_tokens(
+                    billing.prompt_parts(list(event.input), list(event.tools))
                 ),
             }
         )
@@ -127,8 +127,8 @@ async def sim_rows(server: str, log_dirs: list[str], per_log: int) -> pd.DataFra
             nudge = ChatMessageUser(content=".")
             before = count(server, await body([*messages, nudge], tools))
             after = count(server, await body([*messages, reply, nudge], tools))
-            p, r = tokens.prompt_parts(messages, tools), tokens.reply_parts(reply)
-            texts, calls, schemas = tokens.part_texts(messages, tools)
+            p, r = billing.prompt_parts(messages, tools), billing.reply_parts(reply)
+            texts, calls, schemas = billing.part_texts(messages, tools)
             rows.append(
                 {
                     "scenario": scenario,
@@ -200,9 +200,9 @@ class Fit:
         }
 
 
-def _parts(row: pd.Series, side: str) -> tokens.Parts:
+def _parts(row: pd.Series, side: str) -> billing.Parts:
     names = ["text_chars", "call_chars", "schema_chars", "messages", "tools", "calls"]
-    return tokens.Parts(**{n: int(row[f"{side}_{n}"]) for n in names if f"{side}_{n}" in row})
+    return billing.Parts(**{n: int(row[f"{side}_{n}"]) for n in names if f"{side}_{n}" in row})
 
 
 def error_row(name: str, predicted: np.ndarray, exact: np.ndarray) -> list[str]:
@@ -262,17 +262,17 @@ def main() -> int:
             test["exact_out"].to_numpy(float),
         ),
         error_row(
-            "harness/models/sim/tokens.py as it stands, sim prompts",
-            np.asarray([tokens.prompt_tokens(_parts(r, "in")) for _, r in frame.iterrows()]),
+            "harness/models/sim/billing.py as it stands, sim prompts",
+            np.asarray([billing.prompt_tokens(_parts(r, "in")) for _, r in frame.iterrows()]),
             exact_in,
         ),
         error_row(
-            "harness/models/sim/tokens.py as it stands, sim replies",
-            np.asarray([tokens.reply_tokens(_parts(r, "out")) for _, r in frame.iterrows()]),
+            "harness/models/sim/billing.py as it stands, sim replies",
+            np.asarray([billing.reply_tokens(_parts(r, "out")) for _, r in frame.iterrows()]),
             exact_out,
         ),
         error_row(
-            "harness/models/sim/tokens.py as it stands, the committed real-model run's prompts",
+            "harness/models/sim/billing.py as it stands, the committed real-model run's prompts",
             real["estimate"].to_numpy(float),
             real["reported"].to_numpy(float),
         ),

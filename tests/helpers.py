@@ -129,7 +129,7 @@ def todo_bench_bounded(
 ) -> subprocess.CompletedProcess[str]:
     """`todo-bench ARGS` in a child process with 3 GB of address space and a time limit: for
     inputs that once hung the command or ate the machine's memory."""
-    code = "import sys; from harness.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from harness.commands import main; sys.exit(main(sys.argv[1:]))"
 
     def limit_memory() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))

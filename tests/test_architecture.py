@@ -30,7 +30,7 @@ WINGS = (
     "publishing",
     "agents",
     "run",
-    "cli",
+    "commands",
 )
 GROUND = {
     "metrics", "matcher", "paths", "progress", "storage", "tokens", "versions", "errors", "_face",
@@ -107,6 +107,35 @@ def test_the_package_docstring_names_every_wing_and_ground_floor_module() -> Non
     ground = {p.stem for p in HARNESS.glob("*.py") if p.stem != "__init__"}
     assert {m for m in ground if m not in floor} == set()
     assert [w for w in WINGS[1:] if f"`{w}`" not in doc] == []
+
+
+def misnamed(modules: list[str], wings: set[str]) -> list[str]:
+    """The modules (paths below harness/) whose name a grep would find meaning two things: a name
+    two modules share, or a module named like a wing outside it (`agents/episode.py` beside
+    `episode/`). The command line's groups are the exception: each is named by the command or
+    the wing it fronts (`commands/run.py` is `todo-bench run`)."""
+    stems = [module.rsplit("/", 1)[-1].removesuffix(".py") for module in modules]
+    shared = {stem for stem in stems if stems.count(stem) > 1} - {"__init__", "__main__"}
+    return [
+        module
+        for module, stem in zip(modules, stems, strict=True)
+        if stem in shared or (stem in wings and not module.startswith("commands/"))
+    ]
+
+
+def test_each_module_name_means_one_thing() -> None:
+    modules = [
+        path.relative_to(HARNESS).as_posix()
+        for path in sorted(HARNESS.rglob("*.py"))
+        if "__pycache__" not in path.parts
+    ]
+    wings = {init.parent.name for init in HARNESS.rglob("__init__.py")} - {"harness"}
+    assert misnamed(modules, wings) == []
+
+
+def test_the_naming_rule_catches_a_shared_name_and_a_module_named_like_a_wing() -> None:
+    modules = ["stats/power.py", "commands/power.py", "agents/episode.py", "commands/run.py"]
+    assert misnamed(modules, {"episode", "run"}) == modules[:3]
 
 
 def test_no_wing_imports_a_wing_above_it() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import build_parser
+from harness.commands import build_parser
 from tests.helpers import ROOT
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness import _inspect_private as private
-from harness.cli import main
+from harness.commands import main
 from tests.helpers import ROOT
 
 GONE = private.Reach("inspect-ai", "inspect_ai.log._no_such_module", "active_samples")

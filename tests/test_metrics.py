@@ -11,7 +11,7 @@ import harness.scoring.scorer as scoring
 from harness.metrics import BY_NAME, DECLARED, METRICS, TABLES, WATCHED
 from harness.publishing.cells import COLUMNS
 from harness.scoring.scorer import PRODUCES, Counts, UndeclaredMetric, produces, unproduced
-from harness.stats.compare import WATCHED as COMPARE_WATCHED
+from harness.stats.comparison import WATCHED as COMPARE_WATCHED
 from tests.helpers import ROOT
 
 REFERENCE = (ROOT / "docs" / "metrics.md").read_text("utf-8")

@@ -32,11 +32,11 @@ from pydantic import Field
 
 from harness.agents.runners import seed_plugin_sdk
 from harness.episode.ledger import ClaimEvent, InjectionEvent, Ledger, TodoEvent
-from harness.hooks.gate import MAX_BLOCKS, SCENARIO
 from harness.hooks.hosts import HOSTS
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
+from harness.hooks.stop_gate import MAX_BLOCKS, SCENARIO
 from harness.hooks.warm import WARM_DIR
 from harness.products import codex, opencode
 from harness.products.product import CliProduct
@@ -78,7 +78,7 @@ def install_hooks(
     if any(fix.startswith("gate") for fix in product.hooks):
         # the board's gates refuse until the turn budget is spent, as the harness's own +gate
         # and +heuristic do, so a row compares the fix and not its bound: the hook's own bound
-        # (a user's install keeps 3, harness/hooks/gate.py) and the product's, which ends a
+        # (a user's install keeps 3, harness/hooks/stop_gate.py) and the product's, which ends a
         # turn after 8 blocks in a row and tells the hook nothing
         env[MAX_BLOCKS] = str(scenario.max_turns)
         env[PRODUCT_BLOCK_CAP] = str(scenario.max_turns)

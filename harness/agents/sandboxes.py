@@ -35,7 +35,7 @@ from inspect_ai.util import (
 )
 
 from harness._inspect_private import stop_local_sandbox_now
-from harness.agents.install import binary, tool
+from harness.agents.binaries import binary, tool
 from harness.cleanup import SETTLE_WITHIN
 from harness.errors import UsageError
 from harness.products.product import CliProduct, SandboxKind

@@ -24,7 +24,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from harness import cleanup, progress
 from harness.agents.bridge_ports import sample_bridge_ports
-from harness.agents.episode import (
+from harness.agents.cli_episode import (
     AFTER_COMPACTION,
     CliEpisode,
     CompactNow,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from harness.agents.install import installed_version
+from harness.agents.binaries import installed_version
 from harness.hooks.fixes import FIXES
 from harness.products.catalog import PRODUCTS
 from harness.products.product import CliProduct, SandboxKind

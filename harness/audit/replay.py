@@ -31,9 +31,9 @@ from tabulate import tabulate
 
 from harness.audit.model import Change
 from harness.audit.score import READS, judge, pair
-from harness.models.sim import tokens
+from harness.models.sim import billing
 from harness.products.catalog import PRODUCTS
-from harness.products.record import Event, Item, TodoState, UserMessage
+from harness.products.session_record import Event, Item, TodoState, UserMessage
 from harness.todo.base import MAX_ITEMS, STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.dialects import classic_names, to_product
 from harness.todo.registry import designs
@@ -125,8 +125,8 @@ class _Driver:
     def call(self, store: TodoStore, name: str, args: dict[str, Any]) -> tuple[bool, str, int]:
         """(accepted, result, tokens) of one call, the store left as it was on a refusal."""
         name, args = to_product((name, args), self.offered)
-        cost = tokens.reply_tokens(
-            tokens.Parts(call_chars=len(json.dumps(args, ensure_ascii=False)))
+        cost = billing.reply_tokens(
+            billing.Parts(call_chars=len(json.dumps(args, ensure_ascii=False)))
         )
         spec = self.specs.get(name)
         if spec is None:

@@ -31,7 +31,7 @@ from scipy.optimize import linear_sum_assignment
 from harness.audit.model import CATEGORIES, Change, SessionAudit, Transition
 from harness.matcher import related
 from harness.products.catalog import TODO_READS
-from harness.products.record import (
+from harness.products.session_record import (
     TASK_ISSUES,
     Compaction,
     Event,

@@ -13,7 +13,7 @@ product modules).
   user message and after a compaction (`SessionStart`, source `compact`) (`inject.py`);
 - `gate-heuristic`, `gate-open`, `gate-oracle`: the completion gate on `Stop` over the agent's
   own first plan ticked by the seed's keyword table, over its own open items, or over the
-  scenario's subtasks (benchmark only), with a bounded number of refusals (`gate.py`).
+  scenario's subtasks (benchmark only), with a bounded number of refusals (`stop_gate.py`).
 
 One entry point, `todo-bench-hook [--product codex|gemini-cli] FIX[,FIX...]` (`entry.py`),
 handles every event the chosen fixes use, answered by a warm server of itself where it can

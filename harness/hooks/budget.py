@@ -4,7 +4,7 @@ unchecked and unrecorded.
 
 The budget is a SIGALRM timer: its handler raises `OverBudget` between two Python instructions,
 so pure-Python work (the identity rule's comparisons) stops on time; a single long C call would
-finish first, which is why the gate also bounds the text it reads (`gate.readable`).
+finish first, which is why the gate also bounds the text it reads (`stop_gate.readable`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.hooks import gate, inject, listlock
+from harness.hooks import inject, listlock, stop_gate
 from harness.hooks.hosts import Host
 from harness.hooks.journal import Action
 from harness.hooks.protocol import Answer, HookInput, block
@@ -39,18 +39,18 @@ def handle(fixes: tuple[str, ...], host: Host, payload: HookInput, state: HookSt
         if not payload.failed:
             if payload.tool_name == host.tool:  # the call ran: its list is the stored one now
                 apply_list(state, host, entries)
-            gate.observe(state, fixes, payload)
+            stop_gate.observe(state, fixes, payload)
         return _injected(fixes, host, state, event)
     if event == "UserPromptSubmit":
         return _injected(fixes, host, state, event)
     if event == "SessionStart":
         return _injected(fixes, host, state, event) if payload.source == "compact" else NOTHING
     if event == "Stop":
-        refusal = gate.review(state, fixes, host, payload)
+        refusal = stop_gate.review(state, fixes, host, payload)
         if refusal is None:
             return NOTHING
-        if not gate.spend(state, payload.stop_hook_active):
-            return Outcome(None, "let_through", f"{refusal.reason}: {gate.max_blocks()} spent")
+        if not stop_gate.spend(state, payload.stop_hook_active):
+            return Outcome(None, "let_through", f"{refusal.reason}: {stop_gate.max_blocks()} spent")
         return Outcome(block(refusal.reply), "blocked", f"{refusal.reason}: {refusal.reply}")
     return NOTHING
 

@@ -10,7 +10,7 @@ OpenCode has plugins, not command hooks: its host's file is the plugin `plugin.p
 which hands each event to the same hook program in Claude Code's wire (`kind` "plugin").
 
 Everything else is shared: the rules are the harness's own (`listlock.py`, `inject.py`,
-`gate.py`), one implementation each, judged on Claude Code's event names whatever the product
+`stop_gate.py`), one implementation each, judged on Claude Code's event names whatever the product
 calls them. The facts come from the product modules (`harness/products/`).
 """
 
@@ -25,7 +25,7 @@ from harness.hooks.protocol import CLAUDE_WIRE, Wire
 from harness.products import claude_code
 from harness.products.catalog import PRODUCTS, RECORDS
 from harness.products.product import CliProduct, Extension, ListDialect
-from harness.products.record import CallRecord
+from harness.products.session_record import CallRecord
 
 if TYPE_CHECKING:
     from harness.todo.base import TodoStore

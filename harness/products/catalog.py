@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.products import claude_code, codex, gemini_cli, opencode
 from harness.products.product import CliProduct, FileTools, ListDialect, Shell, TaskTools
-from harness.products.record import CallRecord, Event
+from harness.products.session_record import CallRecord, Event
 
 PRODUCTS: dict[str, CliProduct] = {
     row.name: row for module in (claude_code, codex, opencode, gemini_cli) for row in module.ROWS

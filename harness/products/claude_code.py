@@ -20,7 +20,7 @@ from harness.products.product import (
     TaskTools,
 )
 from harness.products.reading import Quiet, as_dict, bursts, items, lines
-from harness.products.record import (
+from harness.products.session_record import (
     CallRecord,
     Compaction,
     Event,

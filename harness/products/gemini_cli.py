@@ -22,7 +22,7 @@ from harness.products.product import (
     Shell,
 )
 from harness.products.reading import as_dict, items, lines
-from harness.products.record import CallRecord, Event, Note, TodoState, UserMessage
+from harness.products.session_record import CallRecord, Event, Note, TodoState, UserMessage
 
 CLI = "gemini-cli"
 PACKAGE = "@google/gemini-cli"

@@ -12,7 +12,14 @@ from typing import Any
 
 from harness.products.product import OFFLINE, CliProduct, Extension, FileTools, ListDialect, Shell
 from harness.products.reading import as_dict, items, lines
-from harness.products.record import CallRecord, Compaction, Event, Note, TodoState, UserMessage
+from harness.products.session_record import (
+    CallRecord,
+    Compaction,
+    Event,
+    Note,
+    TodoState,
+    UserMessage,
+)
 
 CLI = "opencode"
 PACKAGE = "opencode-ai"

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.products.record import Event, Item, TodoState
+from harness.products.session_record import Event, Item, TodoState
 
 
 class RecordError(Exception):

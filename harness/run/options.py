@@ -3,8 +3,8 @@
 - `TaskOptions`: one variant's task, the parameters of the `todo_bench` @task (`-T NAME=VALUE`;
   its signature and docstring are made from these fields by `task_parameters`) and of
   `build_task`.
-- `RunOptions`: `todo-bench run`'s flags, built from its fields (`harness/cli/run.py`); the plan
-  `run_benchmark` takes. The options it shares with the task are the task's fields, reused.
+- `RunOptions`: `todo-bench run`'s flags, built from its fields (`harness/commands/run.py`); the
+  plan `run_benchmark` takes. The options it shares with the task are the task's fields, reused.
 
 Each field's description is its `--help` text; `flag` names a short form, `metavar` the value's
 name in the help.
@@ -39,9 +39,9 @@ OWN_DISPLAY: Literal["progress"] = "progress"
 DISPLAYS = Literal["progress", "full", "conversation", "rich", "plain", "log", "none"]
 
 
-def _cli(**extra: Any) -> dict[str, Any]:
+def _command_line(**extra: Any) -> dict[str, Any]:
     """What the command line needs beyond a field's type, default and description."""
-    return {"cli": extra}
+    return {"command_line": extra}
 
 
 def _sequential(default: Any, description: str, **bounds: Any) -> Any:
@@ -80,7 +80,7 @@ class TaskOptions(BaseModel):
         None,
         description="keyword table of the +heuristic gate (default: the shipped "
         "heuristic_rules.yaml)",
-        json_schema_extra=_cli(metavar="FILE"),
+        json_schema_extra=_command_line(metavar="FILE"),
     )
     cli_sandbox: SandboxKind = Field(
         "docker",
@@ -131,7 +131,7 @@ class RunOptions(BaseModel):
     model_arg: list[str] = Field(
         default_factory=list,
         description="model argument, e.g. -M drop=0.2 for sim or -M emulate_tools=true",
-        json_schema_extra=_cli(flag="-M", metavar="NAME=VALUE"),
+        json_schema_extra=_command_line(flag="-M", metavar="NAME=VALUE"),
     )
     variants: str | list[str] = Field(
         "headline",
@@ -142,7 +142,7 @@ class RunOptions(BaseModel):
     design: list[str] = Field(
         default_factory=list,
         description="register your own todo design (a TodoStore subclass) for this run; repeatable",
-        json_schema_extra=_cli(metavar="MODULE:CLASS"),
+        json_schema_extra=_command_line(metavar="MODULE:CLASS"),
     )
     scenarios: str | list[str] = _shared("scenarios")
     scenario_dir: str | None = _shared("scenario_dir")
@@ -152,7 +152,7 @@ class RunOptions(BaseModel):
         le=MAX_EPOCHS,
         description=f"episodes per scenario (3; at most {MAX_EPOCHS:,}, and a run at most "
         f"{MAX_EPISODES:,} episodes: variants x scenarios x epochs)",
-        json_schema_extra=_cli(why=f" (a run is at most {MAX_EPISODES:,} episodes)"),
+        json_schema_extra=_command_line(why=f" (a run is at most {MAX_EPISODES:,} episodes)"),
     )
     seed: int = Field(0, description="seed of the simulated agent and sampling")
     gate: bool = _shared("gate")
@@ -168,7 +168,7 @@ class RunOptions(BaseModel):
         description="when the run is complete, also publish it into DIR as a whole set: "
         "summary.json, leaderboard .md, .html, .tex, .csv and .png (make bench: "
         "results/latest); without it a run writes only its run folder",
-        json_schema_extra=_cli(metavar="DIR"),
+        json_schema_extra=_command_line(metavar="DIR"),
     )
     prices: str = Field(str(PRICES), description="price table (USD per 1M tokens)")
     heuristic_rules: str | None = _shared("heuristic_rules")
@@ -236,7 +236,7 @@ class RunOptions(BaseModel):
     pairs: str | None = _sequential(
         None,
         "the variant pairs watched, BASE:NEW[,...] (default: each against the first)",
-        json_schema_extra=_cli(metavar="A:B,C:D"),
+        json_schema_extra=_command_line(metavar="A:B,C:D"),
     )
     metrics: str = _sequential(
         DEFAULT_PAIRED_METRICS, f"the metrics watched ({DEFAULT_PAIRED_METRICS})"
@@ -248,7 +248,7 @@ class RunOptions(BaseModel):
         None,
         "YAML metric: tolerated change per episode, as compare's; a comparison whose interval "
         "lies within it is decided (no difference)",
-        json_schema_extra=_cli(metavar="FILE"),
+        json_schema_extra=_command_line(metavar="FILE"),
     )
     max_batches: int = _sequential(
         5, f"batches (looks) at most (5; at most {MAX_LOOKS})", ge=1, le=MAX_LOOKS
@@ -265,7 +265,7 @@ class RunOptions(BaseModel):
         "dollars at most, at the run's price (--prices); a batch starts only if the cost so far "
         "plus one batch at the mean so far stays within",
         gt=0,
-        json_schema_extra=_cli(metavar="USD"),
+        json_schema_extra=_command_line(metavar="USD"),
     )
     spending: Spending = _sequential(
         "obrien-fleming",
@@ -278,11 +278,11 @@ class RunOptions(BaseModel):
         "difference its --mde either way, is below P (e.g. 0.1; non-binding: keeps alpha)",
         gt=0,
         lt=1,
-        json_schema_extra=_cli(metavar="P"),
+        json_schema_extra=_command_line(metavar="P"),
     )
     mde: str | None = _sequential(
         None,
         "with --futility: the smallest difference worth finding per watched metric, "
         "METRIC=VALUE[,...] (e.g. task_success=0.1,dropped_todos=0.3)",
-        json_schema_extra=_cli(metavar="M=V,..."),
+        json_schema_extra=_command_line(metavar="M=V,..."),
     )

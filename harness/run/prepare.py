@@ -210,7 +210,7 @@ def _check_agents(
     `make agents`) for a scripted model, or a real one asked by name (with a warning); else in
     the docker sandbox (its image built by `make agents-image`). Scenarios a row cannot take
     yet are left out of it, said here."""
-    from harness.agents.install import binary
+    from harness.agents.binaries import binary
     from harness.agents.sandboxes import check_docker
     from harness.agents.support import left_out
 

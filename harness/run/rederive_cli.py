@@ -30,13 +30,13 @@ from typing import Any
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, EvalSample
 
-from harness.agents.episode import CliEpisode, TodoSlot, todo_records
+from harness.agents.cli_episode import CliEpisode, TodoSlot, todo_records
 from harness.agents.evidence import CliEvidence, digest
 from harness.episode.ledger import Ledger, TodoEvent
 from harness.episode.record import EpisodeRecord
 from harness.episode.tools import todo_tools
 from harness.products.product import CliProduct
-from harness.products.record import CallRecord
+from harness.products.session_record import CallRecord
 from harness.publishing.differences import differences, more
 from harness.run.logged import scenario_episodes, stored
 from harness.suite.checks import run_checks

@@ -129,7 +129,7 @@ _ending = threading.Event()
 
 
 def end_interrupted_evals_after(seconds: float) -> None:
-    """For the `todo-bench` process itself (harness/cli `entry`), never a library caller's or a
+    """For the `todo-bench` process itself (harness/commands `entry`), never a library caller's or a
     test's process: from now on the first Ctrl-C of an eval also ends the process `seconds`
     later (exit 130, the resume line) if the eval's wind-down has not finished by then. Found
     under load: about one Ctrl-C in ten of a one-worker run waited forever in asyncio's

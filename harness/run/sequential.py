@@ -1,8 +1,9 @@
 """A sequential run (`todo-bench run --until-decided`): batches of `--epochs` epochs, each an
 ordinary run in its own sub-folder (`batch-01`, ... with seed + k - 1, so batch 1 is the fixed
-run of the seed), a look at the watched comparisons after each (`harness/stats/sequential.py`),
-and a stop when every comparison is decided or a budget is hit. The run folder gets the merged
-summary (every batch's episodes, epochs numbered on) with the looks and why it stopped.
+run of the seed), a look at the watched comparisons after each
+(`harness/stats/sequential_looks.py`), and a stop when every comparison is decided or a budget is
+hit. The run folder gets the merged summary (every batch's episodes, epochs numbered on) with the
+looks and why it stopped.
 
 Resumable as any run: each batch folder resumes by itself, and the looks are recomputed from the
 batches' episodes, so a rerun of the same command continues where it stopped.
@@ -135,7 +136,7 @@ def _cost(summary: Summary) -> float | None:
 
 
 def _look(summary: Summary, design: Design, looks: list[Look], ready: Prepared) -> Look:
-    from harness.stats.sequential import Rule, look
+    from harness.stats.sequential_looks import Rule, look
 
     return look(
         summary,
@@ -152,7 +153,7 @@ def _look(summary: Summary, design: Design, looks: list[Look], ready: Prepared) 
 
 def _stop(looks: list[Look], design: Design, plan: RunOptions) -> tuple[StopReason, str] | None:
     """Why to stop after the last look, or None to run another batch."""
-    from harness.stats.sequential import undecided as count_undecided
+    from harness.stats.sequential_looks import undecided as count_undecided
 
     last = looks[-1]
     undecided = count_undecided(last)
@@ -178,8 +179,8 @@ def _stop(looks: list[Look], design: Design, plan: RunOptions) -> tuple[StopReas
 def _record(
     plan: RunOptions, design: Design, looks: list[Look], stop: tuple[StopReason, str]
 ) -> SequentialRecord:
-    from harness.stats.sequential import final, method
     from harness.stats.sequential_bounds import DEFAULT_SPENDING
+    from harness.stats.sequential_looks import final, method
 
     return SequentialRecord(
         method=method(design.spending, design.futility),

@@ -49,7 +49,7 @@ class Design(BaseModel):
     alpha_each: float
     tolerance: dict[str, float]
     batch_episodes: int
-    #: how each look decides (`harness.stats.sequential.Rule`)
+    #: how each look decides (`harness.stats.sequential_looks.Rule`)
     spending: Spending
     futility: Futility | None
 
@@ -57,7 +57,7 @@ class Design(BaseModel):
 def plan_looks(plan: RunOptions, ready: Prepared) -> Design:
     """The comparisons, the planned looks and the alpha of each comparison; bad input is one
     line (UsageError)."""
-    from harness.stats.compare import load_tolerances
+    from harness.stats.comparison import load_tolerances
     from harness.stats.paired import pairs_against_first, parse_pairs
 
     labels = ready.labels

@@ -21,7 +21,7 @@ from typing import Any
 from harness.products import opencode
 from harness.products.catalog import FORMATS, TASK_TOOLS
 from harness.products.reading import RecordError, bursts, lines
-from harness.products.record import Compaction, Event, Item, TodoState, UserMessage
+from harness.products.session_record import Compaction, Event, Item, TodoState, UserMessage
 
 Session = tuple[str, Iterable[Event]]
 _BY_NAME = {f.name: f for f in FORMATS}

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from harness.stats.power_study import ab_sequential
 from harness.stats.sample_size import simulated_power, smallest
-from harness.stats.sequential import DEFAULT_RULE, Rule
+from harness.stats.sequential_looks import DEFAULT_RULE, Rule
 from harness.stats.study_pool import Pool, Rate, paired_groups, rate
 
 

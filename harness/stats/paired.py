@@ -1,8 +1,8 @@
 """Pairs of variants and their paired episodes: `--pairs` as written (`todo-bench power`, `run
 --until-decided`), each variant against the first where none are named, the pairs and metrics
 checked against a summary, and the paired differences (new - base by scenario and epoch) with
-their variance split between and within scenarios (`power.py` plans from them, `sequential.py`
-looks at them)."""
+their variance split between and within scenarios (`power_plan.py` plans from them,
+`sequential_looks.py` looks at them)."""
 
 from __future__ import annotations
 

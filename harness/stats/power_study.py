@@ -24,7 +24,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from harness.metrics import BY_NAME
-from harness.stats.sequential import DEFAULT_RULE, Rule
+from harness.stats.sequential_looks import DEFAULT_RULE, Rule
 from harness.stats.study_pool import (
     Pool,
     Rate,

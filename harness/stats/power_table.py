@@ -1,6 +1,6 @@
 """`todo-bench power`'s plans as a table: per pair and metric what the pilot shows and the run
 it asks for, the sizes were the effect at either end of its interval, and the epochs that would
-do on the pilot's own scenarios (`power.py` plans them)."""
+do on the pilot's own scenarios (`power_plan.py` plans them)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Literal
 
 from tabulate import tabulate
 
-from harness.stats.power import Plan
+from harness.stats.power_plan import Plan
 from harness.stats.sample_size import MAX_EPOCHS
 
 HEADERS = [

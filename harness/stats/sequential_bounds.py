@@ -1,7 +1,7 @@
-"""The critical values of a sequential run's looks (`sequential.py`): alpha spent over the
+"""The critical values of a sequential run's looks (`sequential_looks.py`): alpha spent over the
 planned looks by a Lan-DeMets function (O'Brien-Fleming-type or Pocock-type), each look's
 normal boundary, the sign-flip bound of its studentized statistic, and the conditional power a
-futility stop reads. A look's critical value (`sequential.decide`) is the larger of two:
+futility stop reads. A look's critical value (`sequential_looks.decide`) is the larger of two:
 
 - the normal boundary carried to the t quantile of the pooled variance's degrees of freedom
   (n pairs - k scenarios + 1), which widens the early, small looks;
@@ -21,7 +21,7 @@ a fraction of the n - k + 1 the t quantile was given), and the A/A false-alarm r
 gate with the t quantile alone was above alpha, the excess on dropped items and at the last
 looks, not the first (results/power/study.md: the `t quantile alone` rows and the degrees of
 freedom table; the boundaries themselves match the published values,
-tests/stats/test_sequential.py). Where the t quantile is honest (a rate spread over the
+tests/stats/test_sequential_looks.py). Where the t quantile is honest (a rate spread over the
 scenarios) the two bounds are close and the decisions mostly as before; where it is not, the
 sign-flip bound is the larger and keeps the alpha, at the power the data can give (a
 difference carried by one pair can never be told from its flip). A randomization test rather

@@ -5,7 +5,7 @@ A pool is one large run's per-episode values: for every variant and scenario, it
 epoch order (`pool_of`). The variants of one pool epoch share the run's seed and scenario, so
 episode e of two variants is a pair, as in a real run. `sequential_run` (and `board_run`, for
 several comparisons) is one `--until-decided` run drawn from it: batches of `batch` epochs per
-scenario, up to `looks` looks, each look `harness.stats.sequential.look` (the code `run
+scenario, up to `looks` looks, each look `harness.stats.sequential_looks.look` (the code `run
 --until-decided` calls) on the episodes drawn so far, stopping when `undecided` is 0 (the same
 rule). `truth` is the pool's mean paired difference; `rate` a share of repetitions with its
 Clopper-Pearson 95% interval (statsmodels).
@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from statsmodels.stats.proportion import proportion_confint
 
 from harness.results.summary import EpisodeScores, Look, Stat, Summary, VariantSummary
-from harness.stats.sequential import DEFAULT_RULE, Rule, final, look, undecided
+from harness.stats.sequential_looks import DEFAULT_RULE, Rule, final, look, undecided
 
 #: variant -> scenario -> the values of its episodes, in epoch order
 Pool = dict[str, dict[str, list[dict[str, float]]]]
@@ -138,7 +138,7 @@ def board_run(
 ) -> SequentialOutcome:
     """One sequential run of several variants (`sides`: variant -> scenario -> its drawn
     episodes in run order) watching `comparisons` (base, new, metric), alpha shared equally
-    (Bonferroni), each look `harness.stats.sequential.look` with `tolerance` and `rule`,
+    (Bonferroni), each look `harness.stats.sequential_looks.look` with `tolerance` and `rule`,
     stopping when `undecided` is 0: the run `run --until-decided` makes."""
     done: list[Look] = []
     alpha_each = alpha / len(comparisons)

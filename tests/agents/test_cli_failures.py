@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval
 
-from harness.agents.install import tool
+from harness.agents.binaries import tool
 from harness.agents.watchdog import IDLE_SECONDS
 from harness.products.product import CliProduct
 from harness.run.task import build_task

@@ -1,4 +1,4 @@
-"""A scenario's compaction through a shipping CLI's own command (harness/agents/episode.py):
+"""A scenario's compaction through a shipping CLI's own command (harness/agents/cli_episode.py):
 at the scenario's turn the CLI is interrupted (`CompactNow`), the product's compaction request
 goes to the model uncounted as a `compaction` event, and a product that passes the command to
 the model as a message ends the episode (`NotCompacted`). Driven through the episode's bridge
@@ -16,7 +16,7 @@ import pytest
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model, ModelOutput
 from inspect_ai.tool import ToolInfo
 
-from harness.agents.episode import CliEpisode, CompactNow, NotCompacted
+from harness.agents.cli_episode import CliEpisode, CompactNow, NotCompacted
 from harness.agents.solver import _compactions_disagree
 from harness.episode.ledger import CompactionEvent
 from harness.products.catalog import PRODUCTS
@@ -150,7 +150,7 @@ def test_a_request_that_only_mentions_a_summary_is_a_turn(
 
 #: Codex CLI's, OpenCode's and Gemini CLI's own compaction requests, as the pinned binaries word
 #: them: one
-#: user message, no tools offered (tests/agents/test_install.py finds the words in the binaries)
+#: user message, no tools offered (tests/agents/test_binaries.py finds the words in the binaries)
 OWN_REQUESTS = {
     "cli/codex": "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary "
     "for another LLM that will resume the task.",

@@ -20,8 +20,8 @@ import pytest
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from harness._inspect_private import bridge_port_key
+from harness.agents.binaries import AgentMissing, binary
 from harness.agents.bridge_ports import BLOCKS, BRIDGE_PORT, WIDTH, block_ports, lock_path
-from harness.agents.install import AgentMissing, binary
 from harness.agents.runners import RUNNERS
 from harness.ports import holders
 from harness.products.catalog import PRODUCTS
@@ -44,7 +44,7 @@ ARGS += ["--workers", "2", "--max-samples", "2", "--display", "none"]
 
 
 def command(out: Path) -> list[str]:
-    return [sys.executable, "-m", "harness.cli", "run", *ARGS, "--out", str(out)]
+    return [sys.executable, "-m", "harness.commands", "run", *ARGS, "--out", str(out)]
 
 
 def run(out: Path) -> None:

@@ -137,7 +137,7 @@ def test_a_gate_row_refuses_until_the_budget_and_lifts_the_product_s_cap_too(
     variant: str, capped: bool, tmp_path: Path
 ) -> None:
     from harness.agents.hooked import PRODUCT_BLOCK_CAP, install_hooks
-    from harness.hooks.gate import MAX_BLOCKS
+    from harness.hooks.stop_gate import MAX_BLOCKS
     from harness.suite.scenario import load_scenarios, select
 
     (scenario,) = select(load_scenarios(), "long_list")

@@ -19,8 +19,8 @@ from inspect_ai import eval
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog
 
+from harness.agents.binaries import AgentMissing, binary
 from harness.agents.hooked import HookJournal
-from harness.agents.install import AgentMissing, binary
 from harness.episode.record import EpisodeRecord
 from harness.products.catalog import PRODUCTS
 from harness.run.task import build_task

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from harness.agents.install import AgentMissing, binary
+from harness.agents.binaries import AgentMissing, binary
 from harness.products.catalog import PRODUCTS
 from harness.suite.cli_tools import helper_command
 from tests.agents import cli_script

@@ -1,5 +1,5 @@
 """A scripted user speaks to a shipping CLI through the product's own channel
-(harness/agents/episode.py): a turn due while the CLI works interrupts it at that moment
+(harness/agents/cli_episode.py): a turn due while the CLI works interrupts it at that moment
 (`UserSpeaks`, then the session is resumed with the message); one left when it yields is sent
 as a follow-up. Driven through the episode's bridge filter with a scripted model, no CLI."""
 
@@ -14,7 +14,7 @@ import pytest
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model, ModelOutput
 from inspect_ai.tool import ToolInfo
 
-from harness.agents.episode import BudgetSpent, CliEpisode, UserSpeaks
+from harness.agents.cli_episode import BudgetSpent, CliEpisode, UserSpeaks
 from harness.episode.ledger import ClaimEvent, UserTurnEvent
 from harness.products.catalog import PRODUCTS
 from harness.suite.scenario import Scenario, load_scenarios, select

@@ -109,7 +109,7 @@ def test_the_bridge_s_warning_for_a_stop_is_dropped_and_any_other_failure_still_
     import logging
 
     from harness._inspect_private import BRIDGE_SERVICE_LOGGER
-    from harness.agents.episode import UserSpeaks
+    from harness.agents.cli_episode import UserSpeaks
 
     Watchdog("claude-code")
     Watchdog("claude-code")  # installed once

@@ -14,8 +14,8 @@ import pytest
 from inspect_ai.log import EvalLog
 
 from harness._inspect_private import bridge_port_key
+from harness.agents.binaries import AGENTS_DIR, agents_dir, binary, installed_version
 from harness.agents.bridge_ports import BRIDGE_PORT, WIDTH
-from harness.agents.install import AGENTS_DIR, agents_dir, binary, installed_version
 from harness.agents.runners import RUNNERS
 from harness.products.catalog import PRODUCTS
 from harness.products.product import CliProduct

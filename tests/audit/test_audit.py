@@ -10,7 +10,7 @@ import yaml
 
 from harness.audit import render, run_audit
 from harness.audit.model import CATEGORIES, SessionAudit
-from harness.cli import main
+from harness.commands import main
 
 FIXTURES = Path("tests/fixtures/sessions")
 ANNOTATIONS: dict[str, dict[str, Any]] = yaml.safe_load(

@@ -361,13 +361,14 @@ def test_a_list_longer_than_the_cap_is_counted(tmp_path: Path) -> None:
 def test_the_replay_command_writes_its_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from harness.cli import main as cli
+    from harness.commands import main
 
     path = jsonl(
         tmp_path / "s.jsonl",
         [user("Go."), todo_write("t1", ("A", "pending")), todo_write("t2", ("A", "completed"))],
     )
     assert (
-        cli(["replay", str(path), "--variants", "L0-rewrite", "--out", str(tmp_path / "r.md")]) == 0
+        main(["replay", str(path), "--variants", "L0-rewrite", "--out", str(tmp_path / "r.md")])
+        == 0
     )
     assert "| L0-rewrite" in capsys.readouterr().out and (tmp_path / "r.md").is_file()

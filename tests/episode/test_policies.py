@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from inspect_ai.model import Model
 
-from harness.cli import main
+from harness.commands import main
 from harness.episode import policies
 from harness.episode.policies import (
     CompletionLoop,

@@ -53,7 +53,7 @@ def test_no_record_is_no_ledger() -> None:
 
 @pytest.mark.slow
 def test_a_run_writes_the_text_form(tmp_path: Path) -> None:
-    from harness.cli import main
+    from harness.commands import main
 
     args = ["run", "--out", str(tmp_path / "r"), "--display", "none", "--model", "sim/oracle"]
     args += ["--variants", "L3-granular", "--scenarios", "excel_export", "--epochs", "1"]

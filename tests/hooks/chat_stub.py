@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.agents.install import tool
+from harness.agents.binaries import tool
 from harness.agents.runners import _config_tree, seed_plugin_sdk
 from harness.products import opencode
 from harness.products.catalog import PRODUCTS

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from harness.agents.install import AgentMissing, binary
-from harness.cli import main
+from harness.agents.binaries import AgentMissing, binary
+from harness.commands import main
 from harness.episode.prompts import INJECTED_LIST
 from harness.hooks.hosts import HOSTS, Host
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from harness.hooks.budget import HOOK_BUDGET
-from harness.hooks.gate import READ_HEAD, READ_TAIL, readable
+from harness.hooks.stop_gate import READ_HEAD, READ_TAIL, readable
 from tests.hooks.conftest import Hooks, todos
 
 FIXES = "textlock,whitelist,inject,gate-heuristic"

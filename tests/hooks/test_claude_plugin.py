@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.agents.install import AgentMissing, binary
-from harness.cli import main
+from harness.agents.binaries import AgentMissing, binary
+from harness.commands import main
 from harness.hooks.claude_plugin import MARKETPLACE, PLUGIN, plugin_files
 from harness.hooks.settings import hooks_for
 from harness.products.catalog import PRODUCTS

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from tests.helpers import todo_bench_bounded
 
 PROGRAM = "/opt/venv/bin/todo-bench-hook"
@@ -183,7 +183,7 @@ def test_uninstall_keeps_a_link_the_user_put_in_place_of_a_created_file(
 
 
 def _concurrent(project: Path, path: Path, trials: int) -> None:
-    code = "import sys; from harness.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from harness.commands import main; sys.exit(main(sys.argv[1:]))"
     for trial in range(trials):
         path.write_bytes(USERS.encode("utf-8"))
         installs = [

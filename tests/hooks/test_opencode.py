@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.episode.prompts import GATE_BLOCKED
 from harness.hooks.hosts import HOSTS
 from harness.hooks.plugin import MARKER, plugin_text

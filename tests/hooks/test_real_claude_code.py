@@ -19,8 +19,8 @@ from inspect_ai.model import ChatMessageTool, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_swe import claude_code
 
+from harness.agents.binaries import binary
 from harness.agents.bridge_ports import sample_bridge_ports
-from harness.agents.install import binary
 from harness.hooks.install import install
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE

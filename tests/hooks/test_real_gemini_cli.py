@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.agents.install import binary
-from harness.cli import main
+from harness.agents.binaries import binary
+from harness.commands import main
 from harness.hooks.hosts import HOSTS
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE

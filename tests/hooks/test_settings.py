@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.hooks.hosts import HOSTS
 from harness.hooks.settings import hooks_for, merged, without_ours
 

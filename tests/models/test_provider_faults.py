@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 
 pytestmark = pytest.mark.slow
 
@@ -171,7 +171,7 @@ def test_a_silent_server_stops_the_run_at_the_silence_limit_saying_so_while_wait
 
 
 def test_the_defaults_bound_a_silent_provider() -> None:
-    from harness.cli import build_parser
+    from harness.commands import build_parser
 
     args = build_parser().parse_args(["run", "--model", "openai-api/local/m"])
     assert args.timeout <= 180 and args.silence_limit <= 300

@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-#: the image's build links the CLIs (harness.agents.install), its hooks run todo-bench-hook,
+#: the image's build links the CLIs (harness.agents.binaries), its hooks run todo-bench-hook,
 #: its helper tools todo-bench-tool
-IMAGE_IMPORTS = ("harness.agents.install", "harness.hooks.entry", "harness.agents.toolcmd")
+IMAGE_IMPORTS = ("harness.agents.binaries", "harness.hooks.entry", "harness.agents.toolcmd")
 
 BLOCK = "import sys; sys.modules['sqlite3'] = None; sys.modules['_sqlite3'] = None; import {}"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.errors import UsageError
 from harness.publishing.intake import Limits, json_text, regular_files, zip_member_count
 

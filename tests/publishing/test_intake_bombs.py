@@ -33,7 +33,7 @@ MEASURE = (
 def measured(submission: Path, scratch: Path) -> tuple[int, list[str], int]:
     """verify's exit code, its lines and its max RSS (KiB), its TMPDIR `scratch`."""
     scratch.mkdir(exist_ok=True)
-    command = [sys.executable, "-c", MEASURE, sys.executable, "-m", "harness.cli", "verify"]
+    command = [sys.executable, "-c", MEASURE, sys.executable, "-m", "harness.commands", "verify"]
     done = subprocess.run(
         [*command, str(submission)],
         capture_output=True,

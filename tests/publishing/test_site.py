@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from tests.helpers import ROOT
 from tests.publishing.test_formats import BROWSER, CHROME_FLAGS
 

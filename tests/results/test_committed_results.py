@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.results.provenance import scenario_hash
 from harness.results.summary import SCHEMA_VERSION, Summary, read_summary
 from harness.suite.scenario import SCENARIO_DIR, load_scenarios, select

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.errors import UsageError
 from harness.run import heap
 

@@ -26,7 +26,7 @@ ARGS += ["--epochs", "2", "--seed", "3", "--display", "none"]
 
 
 def command(out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "harness.cli", "run", *ARGS, "--out", str(out), *extra]
+    return [sys.executable, "-m", "harness.commands", "run", *ARGS, "--out", str(out), *extra]
 
 
 def run(out: Path, *extra: str) -> None:
@@ -94,7 +94,7 @@ LONG += ["--display", "none"]
 
 
 def long_command(out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "harness.cli", "run", *LONG, "--out", str(out), *extra]
+    return [sys.executable, "-m", "harness.commands", "run", *LONG, "--out", str(out), *extra]
 
 
 @pytest.fixture(scope="module")

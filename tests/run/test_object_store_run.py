@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness import storage
-from harness.cli import main
+from harness.commands import main
 from tests.objectstore import BUCKET, s3_endpoint
 
 pytestmark = pytest.mark.slow

@@ -8,9 +8,9 @@ import argparse
 import pytest
 from pydantic import Field
 
-from harness.cli import build_parser
-from harness.cli import run as run_command
-from harness.cli.args import Parser
+from harness.commands import build_parser
+from harness.commands import run as run_command
+from harness.commands.args import Parser
 from harness.run.options import PASSED_TO_TASK, RunOptions, TaskOptions
 
 

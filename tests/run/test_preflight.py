@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.run.preflight import disk_full, is_disk_full
 
 SMALL = ["--model", "sim/sloppy", "--variants", "L3-granular,L0-rewrite", "--display", "none"]

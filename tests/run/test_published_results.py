@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.publishing import outputs
 from harness.publishing.formats import FORMATS
 from harness.publishing.outputs import publish_set

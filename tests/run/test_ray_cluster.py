@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness import storage
-from harness.cli import main
+from harness.commands import main
 from harness.results.summary import read_summary
 from harness.run.ray_executor import KILL_SWITCH
 from tests.helpers import ROOT

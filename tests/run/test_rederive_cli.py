@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import EvalSample, read_eval_log, write_eval_log
 
+from harness.agents.binaries import AgentMissing, binary
 from harness.agents.evidence import digest
-from harness.agents.install import AgentMissing, binary
-from harness.cli import main
+from harness.commands import main
 from harness.products.catalog import PRODUCTS
 from harness.run.rederive_cli import REDERIVED, TRUSTED
-from tests.cli.test_submissions import fired, redigest, rescored, verify
+from tests.commands.test_submissions import fired, redigest, rescored, verify
 from tests.helpers import ROOT
 
 ROW = "cli/claude-code-todowrite"
@@ -36,7 +36,7 @@ except AgentMissing as missing:
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One episode of excel_export (its output is an .xlsx: bytes, not text, kept)."""
     out = tmp_path_factory.mktemp("clirun") / "run"
-    command = [sys.executable, "-m", "harness.cli", "run", "--model", "sim/sloppy"]
+    command = [sys.executable, "-m", "harness.commands", "run", "--model", "sim/sloppy"]
     command += ["--variants", ROW, "--scenarios", "excel_export", "--epochs", "1"]
     command += ["--out", str(out), "--display", "none"]
     subprocess.run(command, check=True, capture_output=True, cwd=ROOT, timeout=600)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.results.kept import EPISODES
 from harness.results.summary import read_summary, write_summary
 from harness.run.rescore_kept import rescore_kept

@@ -30,7 +30,7 @@ def test_only_a_sim_model_skips_the_provider_state() -> None:
 @pytest.mark.slow
 def test_a_sim_run_imports_no_provider_sdk_and_settles_the_collector(tmp_path: object) -> None:
     code = (
-        "import gc, sys; from harness.cli import main; "
+        "import gc, sys; from harness.commands import main; "
         "young = gc.get_stats()[0]['collections']; "
         f"code = main(['run', '--model', 'sim/oracle', '--variants', 'L0-rewrite', '--scenarios', "
         f"'excel_export', '--epochs', '1', '--out', r'{tmp_path}', '--display', 'none', "
@@ -70,7 +70,7 @@ def test_the_statistics_are_imported_after_the_episodes_not_before(tmp_path: obj
     """scipy, statsmodels and pandas (about 0.7 s of CPU) are the summary's, not an episode's:
     the first episode starts without them, and the summary has them."""
     code = (
-        "import sys; import harness.run.benchmark as b; from harness.cli import main; "
+        "import sys; import harness.run.benchmark as b; from harness.commands import main; "
         "real = b.executor_for; seen = []\n"
         "def spy(plan, say):\n"
         "    executor = real(plan, say); run = executor.run\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.results.summary import read_summary
 
 BASE = ["run", "--until-decided", "--display", "none", "--epochs", "2"]

@@ -51,7 +51,7 @@ def _env(port: int) -> dict[str, str]:
 
 def _cli(port: int, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", *args],
+        [sys.executable, "-m", "harness.commands", *args],
         env=_env(port),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

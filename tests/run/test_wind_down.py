@@ -1,7 +1,7 @@
 """In the command's own process, an interrupted eval whose wind-down never ends is ended
-seconds after the Ctrl-C (harness/run/runner.py, armed by harness/cli `entry`), exit 130 with the
-resume line; one that winds down in time keeps its own exit; and a process that did not arm it
-(a test's, a library caller's) is never ended by it. The run's resume after a kill is
+seconds after the Ctrl-C (harness/run/runner.py, armed by harness/commands `entry`), exit 130
+with the resume line; one that winds down in time keeps its own exit; and a process that did not
+arm it (a test's, a library caller's) is never ended by it. The run's resume after a kill is
 tests/run/test_interrupt.py's and the kill tests'."""
 
 from __future__ import annotations

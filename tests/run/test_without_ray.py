@@ -14,7 +14,7 @@ from tests.helpers import ROOT
 NO_RAY = """
 import sys
 sys.modules["ray"] = None
-from harness.cli import main
+from harness.commands import main
 code = main(sys.argv[1:])
 assert sys.modules["ray"] is None
 sys.exit(code)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.products import gemini_cli
-from harness.products.record import TodoState, UserMessage
+from harness.products.session_record import TodoState, UserMessage
 from harness.sessions.readers import detect
 
 FIXTURES = Path("tests/fixtures/gemini")

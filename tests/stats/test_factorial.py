@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.results.summary import EpisodeScores, Stat, Summary, VariantSummary, read_summary
 from harness.stats.factorial import main_effects
 from harness.todo.variants import SEED_FACTORIAL, Variant

@@ -19,7 +19,7 @@ from harness.stats.power_study import (
     pooled_df,
     right_way,
 )
-from harness.stats.sequential import Rule
+from harness.stats.sequential_looks import Rule
 from harness.stats.study_pool import (
     Pool,
     paired_groups,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.agents.support import left_out, readiness
-from harness.cli import main
+from harness.commands import main
 from harness.products.catalog import PRODUCTS, with_hooks
 from harness.suite.agent_ready import unsupported
 from harness.suite.scenario import load_scenario

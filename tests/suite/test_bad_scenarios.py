@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.cli import main
+from harness.commands import main
 from harness.suite.scenario import MAX_FILE_BYTES
 from tests.helpers import DATA, ROOT, todo_bench_bounded, unblocking
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.suite.scenario_check import check_files
 
 BROKEN = sorted(Path("tests/fixtures/broken_scenarios").glob("*.yaml"))

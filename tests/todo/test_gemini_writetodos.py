@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from harness.agents.install import AgentMissing, agents_dir, binary
+from harness.agents.binaries import AgentMissing, agents_dir, binary
 from harness.products.catalog import PRODUCTS
 from harness.todo.base import TodoRejected
 from harness.todo.gemini_writetodos import GeminiWriteTodosStore, refusal

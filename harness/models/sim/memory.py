@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.models.sim.tokens import PromptMeter
+from harness.models.sim.billing import PromptMeter
 from harness.suite.scenario import Scenario
 from harness.todo.base import TodoItem
 

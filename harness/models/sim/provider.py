@@ -24,7 +24,7 @@ from inspect_ai.tool import ToolCall, ToolChoice, ToolInfo
 
 from harness._inspect_private import active_samples, sample_active
 from harness.episode.gate.planner import SCHEMA_NAME
-from harness.models.sim import latency, tokens
+from harness.models.sim import billing, latency
 from harness.models.sim.memory import Memory
 from harness.models.sim.policy import SimPolicy
 from harness.models.sim.profiles import SCENARIO_DIR_ARG, load_profile, split_args
@@ -77,7 +77,7 @@ class SimModel(ModelAPI):
         return 64
 
     async def count_text_tokens(self, text: str) -> int:
-        return tokens.reply_tokens(tokens.Parts(text_chars=len(text)))
+        return billing.reply_tokens(billing.Parts(text_chars=len(text)))
 
     async def generate(
         self,
@@ -217,11 +217,11 @@ class SimModel(ModelAPI):
         message: ChatMessageAssistant,
         input: list[ChatMessage],
         tools: list[ToolInfo],
-        meter: tokens.PromptMeter | None = None,
+        meter: billing.PromptMeter | None = None,
     ) -> ModelOutput:
-        parts = tokens.prompt_parts(input, tools) if meter is None else meter.parts(input, tools)
-        input_tokens = tokens.prompt_tokens(parts)
-        output_tokens = tokens.reply_tokens(tokens.reply_parts(message))
+        parts = billing.prompt_parts(input, tools) if meter is None else meter.parts(input, tools)
+        input_tokens = billing.prompt_tokens(parts)
+        output_tokens = billing.reply_tokens(billing.reply_parts(message))
         return ModelOutput(
             model=self.model_name,
             choices=[

@@ -200,7 +200,7 @@ def test_another_keyword_table_is_data(tmp_path: Path) -> None:
 def test_a_broken_keyword_table_is_one_line(
     text: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from harness.cli import main
+    from harness.commands import main
 
     rules = tmp_path / "rules.yaml"
     rules.write_text(text, "utf-8")

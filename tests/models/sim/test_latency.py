@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.models.sim import latency
 from harness.models.sim.profiles import ProfileError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from harness import storage
-from harness.cli.args import Commands, read, summary_path
+from harness.commands.args import Commands, read, summary_path
 from harness.errors import UsageError
 from harness.publishing.formats import FORMATS, leaderboard
 

@@ -12,7 +12,7 @@ from statsmodels.stats.power import TTestPower
 from harness.metrics import METRICS
 from harness.results.summary import EpisodeScores, Stat, Summary, VariantSummary
 from harness.stats.paired import check_inputs, paired_differences, variance_components
-from harness.stats.power import plan
+from harness.stats.power_plan import plan
 from harness.stats.power_table import range_text
 from harness.stats.sample_size import closed_form_epochs, closed_form_scenarios, simulated_scenarios
 

@@ -1,5 +1,6 @@
-"""Importing this registers the `sim` and `recover` model providers and the scorer (the inspect
-entry point, `todo_bench.todo_bench`, imports it)."""
+"""What todo-bench adds to inspect (its extensions): importing this registers the `sim` and
+`recover` model providers and the scorer (the inspect entry point, `todo_bench.todo_bench`,
+imports it)."""
 
 from harness._inspect_private import alias_registered
 from harness.models.recover import RecoverModel

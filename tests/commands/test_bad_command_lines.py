@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from harness.cli import main
+from harness.commands import main
 from harness.results.summary import SCHEMA_VERSION
 from tests.helpers import ROOT, todo_bench_bounded, unblocking
 

@@ -12,7 +12,7 @@ import annotated_types
 from pydantic.fields import FieldInfo
 
 from harness import storage
-from harness.cli.args import (
+from harness.commands.args import (
     Commands,
     integer,
     non_negative,
@@ -105,8 +105,8 @@ def _flags(name: str, field: FieldInfo) -> list[str]:
 
 def _extra(field: FieldInfo) -> dict[str, Any]:
     extra = field.json_schema_extra
-    cli = extra.get("cli") if isinstance(extra, dict) else None
-    return cli if isinstance(cli, dict) else {}
+    flags = extra.get("command_line") if isinstance(extra, dict) else None
+    return flags if isinstance(flags, dict) else {}
 
 
 def _argument(field: FieldInfo) -> dict[str, Any]:

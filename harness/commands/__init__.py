@@ -11,8 +11,17 @@ import threading
 import time
 import warnings
 
-from harness.cli import compare, hooks, power, publishing, run, scenarios, sessions, submissions
-from harness.cli.args import Parser
+from harness.commands import (
+    compare,
+    hooks,
+    power,
+    publishing,
+    run,
+    scenarios,
+    sessions,
+    submissions,
+)
+from harness.commands.args import Parser
 from harness.errors import UsageError
 from harness.models.sim.profiles import ProfileError
 from harness.results.provenance import project_version

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from harness.metrics import METRICS, WATCHED
 from harness.results.summary import (
     EpisodeScores,
@@ -17,7 +17,7 @@ from harness.results.summary import (
     write_summary,
 )
 from harness.stats.aggregate import summarize
-from harness.stats.compare import compare, junit, mismatches, render
+from harness.stats.comparison import compare, junit, mismatches, render
 
 
 def run(

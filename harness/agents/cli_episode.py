@@ -64,7 +64,7 @@ from harness.episode.loop import assistant_event
 from harness.episode.tools import Episode, record_workspace_call, todo_tools
 from harness.episode.user_turns import UserScript, apply
 from harness.products.product import CliProduct
-from harness.products.record import CallRecord
+from harness.products.session_record import CallRecord
 from harness.progress import model_replied
 from harness.suite.cli_tools import from_cli, helper_journal, helper_runs
 from harness.suite.scenario import Scenario

@@ -6,12 +6,12 @@ import argparse
 import os
 from pathlib import Path
 
-from harness.cli.args import Commands, read
+from harness.commands.args import Commands, read
 from harness.errors import UsageError
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from harness.stats.compare import compare, junit, load_tolerances, mismatches, render
+    from harness.stats.comparison import compare, junit, load_tolerances, mismatches, render
 
     base, new = read(args.base), read(args.new)
     problems = mismatches(base, new, statistical=args.statistical)

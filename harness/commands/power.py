@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.cli.args import Commands, number_between, positive_at_most, read
+from harness.commands.args import Commands, number_between, positive_at_most, read
 from harness.errors import UsageError
 from harness.metrics import DEFAULT_PAIRED_METRICS as DEFAULT_METRICS
 
@@ -73,7 +73,7 @@ def _pilot(args: argparse.Namespace) -> Summary:
 def cmd_power(args: argparse.Namespace) -> int:
     from harness.results.summary import price_for
     from harness.stats.paired import check_inputs, default_pairs, parse_pairs
-    from harness.stats.power import plan
+    from harness.stats.power_plan import plan
     from harness.stats.power_table import render
 
     summary = _pilot(args)

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from harness.cli.args import Commands
+from harness.commands.args import Commands
 from harness.errors import UsageError
 from harness.suite.scenario import (
     SCENARIO_DIR,

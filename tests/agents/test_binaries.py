@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.agents.install import AGENTS_DIR, FROM_PYPI, AgentMissing, binary, tool
+from harness.agents.binaries import AGENTS_DIR, FROM_PYPI, AgentMissing, binary, tool
 from harness.agents.sandboxes import host_search_path
 from harness.agents.support import agent_record
 from harness.products.catalog import PRODUCTS
@@ -57,7 +57,7 @@ def test_the_pinned_version_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 def _run(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     out = str(tmp_path / "r")
-    command = [sys.executable, "-m", "harness.cli", "run", "--variants", "agents",
+    command = [sys.executable, "-m", "harness.commands", "run", "--variants", "agents",
                "--scenarios", "excel_export", "--epochs", "1", "--out", out, *args]  # fmt: skip
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
 

@@ -9,7 +9,7 @@ import argparse
 import json
 from pathlib import Path
 
-from harness.cli.args import Commands
+from harness.commands.args import Commands
 from harness.errors import UsageError
 from harness.hooks import hosts
 from harness.hooks.fixes import DEFAULT, FIXES, parse_fixes

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 from tests.helpers import ROOT
 
 LATEST = ROOT / "results" / "latest"

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness import storage
-from harness.cli.args import Commands, read, summary_path
+from harness.commands.args import Commands, read, summary_path
 from harness.errors import UsageError
 
 

@@ -1,4 +1,4 @@
-"""CLI errors are one clear line, never a traceback."""
+"""Command-line errors are one clear line, never a traceback."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from harness.commands import main
 
 
 def test_scenarios_list_validate_schema(capsys: pytest.CaptureFixture[str]) -> None:
@@ -133,7 +133,7 @@ def test_a_design_the_sim_cannot_drive_is_refused_in_one_line(
 def test_the_sim_provider_refuses_tools_it_cannot_drive_under_inspect_eval(
     tmp_path: Path,
 ) -> None:
-    """Through `inspect eval` (no CLI preflight) the episode errors instead of scoring."""
+    """Through `inspect eval` (no command-line preflight) the episode errors instead of scoring."""
     from inspect_ai import eval as inspect_eval
 
     from harness.run.task import build_task
@@ -151,7 +151,7 @@ def test_the_sim_provider_refuses_tools_it_cannot_drive_under_inspect_eval(
 
 
 @pytest.mark.parametrize(
-    "module", ["harness.cli", "harness.results.summary", "harness.publishing.formats"]
+    "module", ["harness.commands", "harness.results.summary", "harness.publishing.formats"]
 )
 def test_reading_results_loads_no_loop_no_inspect_no_statistics(module: str) -> None:
     """The summary schema and its renderers are pure data: `--version`, `leaderboard` and a
@@ -199,7 +199,7 @@ def test_an_interrupted_process_ends_even_if_a_thread_outlives_the_run() -> None
 
     stuck = "import threading; threading.Thread(target=threading.Event().wait).start()"
     for code, grace in ((130, True), (0, False)):
-        script = f"import harness.cli as c; c.main = lambda: {code}; " + (
+        script = f"import harness.commands as c; c.main = lambda: {code}; " + (
             f"{stuck}; c.entry()" if grace else "c.entry()"
         )
         started = time.monotonic()
@@ -222,7 +222,7 @@ def _commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> li
 def test_every_command_s_help_reads_as_written(capsys: pytest.CaptureFixture[str]) -> None:
     """argparse %-formats a help string but not a description: a `%%` written for one shows
     as `%%` in the other (`power`'s description said "95%% interval")."""
-    from harness.cli import build_parser
+    from harness.commands import build_parser
 
     for path in _commands(build_parser()):
         with pytest.raises(SystemExit):

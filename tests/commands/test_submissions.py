@@ -17,7 +17,7 @@ from inspect_ai.event import ModelEvent, ToolEvent
 from inspect_ai.log import EvalLog, EvalSample, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessageTool
 
-from harness.cli import main
+from harness.commands import main
 from harness.publishing.submission import Manifest, log_files, sha256
 from harness.results.summary import RunRecord
 from harness.run.folder import summary_of_logs
@@ -28,7 +28,7 @@ from tests.helpers import ROOT
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny real run with its logs and run.json (seconds: 2 variants x 2 scenarios x 1)."""
     out = tmp_path_factory.mktemp("run") / "run"
-    command = [sys.executable, "-m", "harness.cli", "run", "--model", "sim/sloppy"]
+    command = [sys.executable, "-m", "harness.commands", "run", "--model", "sim/sloppy"]
     command += ["--scenarios", "excel_export,main_and_test", "--epochs", "1"]
     command += ["--variants", "L0,L3", "--out", str(out), "--display", "none"]
     subprocess.run(command, check=True, capture_output=True, cwd=ROOT, timeout=300)
@@ -429,7 +429,8 @@ def test_a_log_swapped_in_from_a_seed_one_run_fails_binding(
     the seed-0 log's name, its digest updated; the episodes in it are honest, so only the
     binding of its header to the run can catch it."""
     other = tmp_path / "seed1"
-    command = [sys.executable, "-m", "harness.cli", "run", "--model", "sim/sloppy", "--seed", "1"]
+    command = [sys.executable, "-m", "harness.commands", "run", "--model", "sim/sloppy"]
+    command += ["--seed", "1"]
     command += ["--scenarios", "excel_export,main_and_test", "--epochs", "1"]
     command += ["--variants", "L0", "--out", str(other), "--display", "none"]
     subprocess.run(command, check=True, capture_output=True, cwd=ROOT, timeout=300)

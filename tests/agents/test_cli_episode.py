@@ -1,5 +1,5 @@
 """A CLI episode's ledger from the product's own record, cross-checked with the bridge's view
-(harness/agents/episode.py), here for Codex CLI's update_plan without running the CLI."""
+(harness/agents/cli_episode.py), here for Codex CLI's update_plan without running the CLI."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from harness.agents.episode import CliEpisode, TodoSlot
+from harness.agents.cli_episode import CliEpisode, TodoSlot
 from harness.episode.ledger import Ledger, TodoEvent
 from harness.products.catalog import PRODUCTS
 from harness.products.codex import PLAN_TAKEN as CODEX_PLAN_TAKEN
-from harness.products.record import CallRecord
+from harness.products.session_record import CallRecord
 from harness.scoring.scorer import detect
 from harness.suite.checks import run_checks
 from harness.suite.scenario import load_scenarios, select

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.cli.args import Commands
+from harness.commands.args import Commands
 from harness.errors import UsageError
 from harness.todo.variants import parse_variants
 

@@ -21,13 +21,13 @@ from harness.results.summary import (
     VariantSummary,
 )
 from harness.stats import sequential_bounds
-from harness.stats.sequential import Rule, decide, look
 from harness.stats.sequential_bounds import (
     boundaries,
     conditional_power,
     sign_flip_bound,
     spending,
 )
+from harness.stats.sequential_looks import Rule, decide, look
 
 #: Lan-DeMets O'Brien-Fleming-type bounds, two-sided alpha 0.05, equally spaced looks: gsDesign
 #: sfLDOF and rpact asOF give these; DeMets and Lan (1994, Stat Med 13:1341, table 1) print
@@ -328,7 +328,7 @@ def test_no_variance_is_not_certainty_and_a_tolerance_decides_no_difference() ->
 def test_the_board_says_how_the_run_stopped_in_text_and_html() -> None:
     from harness.publishing.stopping import section
     from harness.results.summary import SequentialRecord
-    from harness.stats.sequential import final
+    from harness.stats.sequential_looks import final
 
     rng = np.random.default_rng(3)
     looks = _sequential(*_rates(rng, np.full(12, 0.3), np.full(12, 0.9), 10), 5, 2)

@@ -1,5 +1,0 @@
-"""`python -m harness.cli`."""
-
-from harness.cli import entry
-
-entry()

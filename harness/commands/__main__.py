@@ -1,0 +1,5 @@
+"""`python -m harness.commands`."""
+
+from harness.commands import entry
+
+entry()
