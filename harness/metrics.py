@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Direction = Literal["higher", "lower", "none"]
-Table = Literal["outcomes", "corruption", "price"]
+Table = Literal["outcomes", "corruption", "calls", "price"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class Metric:
 
 OUTCOMES: Table = "outcomes"
 CORRUPTION: Table = "corruption"
+CALLS: Table = "calls"
 PRICE: Table = "price"
 DECLARED: tuple[Metric, ...] = (
     Metric(
@@ -195,7 +196,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "lower",
         "fake calls",
-        CORRUPTION,
+        CALLS,
         "a tool call written as text instead of made",
     ),
     Metric(
@@ -203,7 +204,7 @@ DECLARED: tuple[Metric, ...] = (
         "count",
         "none",
         "recovered",
-        CORRUPTION,
+        CALLS,
         "text calls the recover/ wrapper turned into real calls",
     ),
     Metric(
@@ -396,6 +397,9 @@ BRIEF: tuple[tuple[str, str], ...] = tuple(
 CAPTIONS: dict[Table, str] = {
     "outcomes": "Outcomes (per episode)",
     "corruption": "List corruption (per episode)",
+    # how the agent made its calls, not what they did to the list: its own table, which keeps
+    # the list's columns within a page's width
+    "calls": "Tool calls (per episode)",
     "price": "Price of safety and cost (per episode)",
 }
 #: the leaderboard's tables: caption and (metric, header) columns, in declaration order

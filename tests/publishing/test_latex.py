@@ -50,7 +50,7 @@ def test_one_table_per_board_and_its_continuations_refer_to_it_by_label() -> Non
         "outcomes",
         "list-corruption",
         "list-corruption-2",
-        "list-corruption-3",
+        "tool-calls",
         "price-of-safety-and-cost",
         "price-of-safety-and-cost-2",
     ]
