@@ -172,7 +172,7 @@ def _matrix() -> str:
 #: the report's text width (article, 10 pt: 345 pt) in inches: the figure is drawn at the size it
 #: is printed, so its type is the size it says
 TEXT_WIDTH = 345 / 72.27
-#: a colour per design family in the figure, and the levels each family's curves coincide for
+#: each level's place in the figure's colours and markers
 FAMILIES = {"L0-rewrite": 0, "L1-textlock": 1, "L2-whitelist": 2, "L3-granular": 3, "L4-inject": 4}
 
 
