@@ -4,7 +4,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: agents agents-image install inspect-newest lock bench test test-slow test-fast lint perf perf-instructions perf-agents perf-agents-concurrency scaling cluster-scaling real-model clean regress baseline report paper site site-screenshots field-suite power-study
+.PHONY: agents agents-lock agents-image install inspect-newest lock bench test test-slow test-fast lint perf perf-instructions perf-agents perf-agents-concurrency scaling cluster-scaling real-model clean regress baseline report paper site site-screenshots field-suite power-study
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -118,8 +118,9 @@ power-study: $(STAMP)
 cluster-scaling: $(STAMP)
 	$(BIN)/python scripts/cluster_scaling.py
 
-# the shipping agents' CLIs (Claude Code, Codex CLI, OpenCode) at the versions pinned in
-# scripts/agents/package-lock.json, into .agents/ (ignored): `npm ci` checks every package's
+# the shipping agents' CLIs (Claude Code, Codex CLI, OpenCode, Gemini CLI) at the versions their
+# modules declare (harness/products/shipped/; package.json written from them) and
+# scripts/agents/package-lock.json locks, into .agents/ (ignored): `npm ci` checks every package's
 # sha512 against the lock (npm ci refuses a lock without the other platforms' optional packages, so
 # npm install, which keeps the locked versions and checks them too); and the commands they need
 # beside them that PyPI ships into .agents/tools/bin (scripts/agents/tools.txt: rg; node with npm
@@ -130,12 +131,22 @@ agents: $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --only-binary=:all: \
 		--no-deps --prefix .agents/tools -r scripts/agents/tools.txt
 	$(BIN)/python scripts/agents/node.py .agents/tools
-	cp scripts/agents/package.json scripts/agents/package-lock.json .agents/
+	$(BIN)/python -m harness.products.npm > .agents/package.json
+	cp scripts/agents/package-lock.json .agents/
 	cd .agents && PATH="$(CURDIR)/.agents/tools/bin:$$PATH" \
 		npm install --no-audit --no-fund --silent --no-save 2>&1 | grep -v EBADENGINE || true
 	@ls .agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude \
 		.agents/node_modules/@openai/codex-linux-x64/vendor/*/bin/codex \
 		.agents/node_modules/opencode-linux-x64/bin/opencode 2>/dev/null || true
+
+# renew scripts/agents/package-lock.json after a product's pin changed in its module (or a product
+# was added): npm resolves the new pins against the registry and keeps every other locked
+agents-lock: $(STAMP)
+	rm -rf .agents-lock && mkdir .agents-lock
+	$(BIN)/python -m harness.products.npm > .agents-lock/package.json
+	cp scripts/agents/package-lock.json .agents-lock/
+	cd .agents-lock && npm install --package-lock-only --no-audit --no-fund --silent
+	cp .agents-lock/package-lock.json scripts/agents/package-lock.json && rm -rf .agents-lock
 
 # the docker sandbox of the CLI rows for a real model (docs/agents.md): the pinned CLIs from
 # make agents, this checkout's todo-bench and its pinned dependencies, on AGENTS_BASE (a

@@ -15,7 +15,7 @@ It reports:
 4. compaction: whether PreCompact, PostCompact and SessionStart(compact) fire when the stub
    reports a context past `model_auto_compact_token_limit`.
 
-Found with 0.171.0 (recorded in harness/products/codex.py, docs/hooks.md): hooks are on by
+Found with 0.171.0 (recorded in harness/products/shipped/codex.py, docs/hooks.md): hooks are on by
 default (feature `hooks`, stable); a project's hooks load only in a trusted project, and a hook
 runs only once trusted (the interactive `codex` asks) or with `--dangerously-bypass-hook-trust`;
 update_plan goes through PreToolUse/PostToolUse as itself, `tool_input = {"plan": [...]}`; the
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.agents.binaries import binary  # noqa: E402
-from harness.products import codex  # noqa: E402
+from harness.products.shipped import codex  # noqa: E402
 from tests.hooks.responses_stub import (  # noqa: E402
     CODEX,
     Call,

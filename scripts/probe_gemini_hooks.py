@@ -17,7 +17,7 @@ It reports:
 4. compression: which events fire when the stub reports a prompt past the compression
    threshold (half the model's window).
 
-Found with 0.61.0 (recorded in harness/products/gemini_cli.py, docs/hooks.md).
+Found with 0.61.0 (recorded in harness/products/shipped/gemini_cli.py, docs/hooks.md).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.agents.binaries import binary  # noqa: E402
-from harness.products import gemini_cli  # noqa: E402
+from harness.products.shipped import gemini_cli  # noqa: E402
 from tests.hooks.gemini_stub import GEMINI, GeminiStub, contents_text, gemini_run  # noqa: E402
 from tests.hooks.responses_stub import Call, Say, Turn, serving  # noqa: E402
 

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.agents.binaries import binary  # noqa: E402
-from harness.products import opencode  # noqa: E402
+from harness.products.shipped import opencode  # noqa: E402
 from tests.hooks.chat_stub import OPENCODE, ChatStub, opencode_run  # noqa: E402
 from tests.hooks.responses_stub import Call, Say, Turn, serving  # noqa: E402
 

@@ -38,8 +38,8 @@ from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
 from harness.hooks.stop_gate import MAX_BLOCKS, SCENARIO
 from harness.hooks.warm import WARM_DIR
-from harness.products import codex, opencode
 from harness.products.product import CliProduct
+from harness.products.shipped import codex, opencode
 from harness.suite.scenario import Scenario
 from harness.tokens import text_tokens
 

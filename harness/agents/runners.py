@@ -37,9 +37,9 @@ from inspect_swe import opencode as opencode_agent
 
 from harness._inspect_private import seed_codex_catalog, seed_gemini_cli
 from harness.agents.binaries import binary
-from harness.products import claude_code, codex, gemini_cli, opencode
 from harness.products.product import CliProduct
 from harness.products.session_record import CallRecord
+from harness.products.shipped import claude_code, codex, gemini_cli, opencode
 
 #: the arguments every inspect-swe CLI agent takes (version, model_config, cwd, env, filter,
 #: system_prompt)

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from harness.hooks.protocol import CLAUDE_WIRE, Wire
-from harness.products import claude_code
 from harness.products.catalog import PRODUCTS, RECORDS
 from harness.products.product import CliProduct, Extension, ListDialect
 from harness.products.session_record import CallRecord
+from harness.products.shipped import claude_code
 
 if TYPE_CHECKING:
     from harness.todo.base import TodoStore

@@ -1,22 +1,55 @@
-"""Every shipping product the board runs, and what the rest of the harness derives from them:
-the rows (`cli/...` variants), the hook switches a row takes, the todo tools by kind, the file
-tools and shells, the folders the products keep, their compaction words, and the readers of
-their session records."""
+"""Every shipping product the board runs, found as the modules of `shipped/` (in their names'
+order), and what the rest of the harness derives from them: the rows (`cli/...` variants), the
+hook switches a row takes, the todo tools by kind, the file tools and shells, the folders the
+products keep, their compaction words, and the readers of their session records."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
-from harness.products import claude_code, codex, gemini_cli, opencode
+from harness.products import shipped
 from harness.products.product import CliProduct, FileTools, ListDialect, Shell, TaskTools
 from harness.products.session_record import CallRecord, Event
 
-PRODUCTS: dict[str, CliProduct] = {
-    row.name: row for module in (claude_code, codex, opencode, gemini_cli) for row in module.ROWS
-}
+
+class ProductModule(Protocol):
+    """What a module of `shipped/` declares: its CLI's name, its rows and its record's parser."""
+
+    CLI: str
+    ROWS: tuple[CliProduct, ...]
+
+    def recognises(self, record: dict[str, Any]) -> bool: ...
+    def events(self, path: Path) -> Iterator[Event]: ...
+    def final_text(self, record: dict[str, Any]) -> str | None: ...
+    def calls(self, path: Path) -> list[CallRecord]: ...
+
+
+_DECLARES = ("CLI", "ROWS", "recognises", "events", "final_text", "calls")
+
+
+def _shipped() -> tuple[ProductModule, ...]:
+    """Every module of `shipped/`, by name; ImportError names one that lacks a declaration."""
+    found = []
+    for info in sorted(pkgutil.iter_modules(shipped.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{shipped.__name__}.{info.name}")
+        missing = [name for name in _DECLARES if not hasattr(module, name)]
+        if missing:
+            raise ImportError(
+                f"harness/products/shipped/{info.name}.py declares no {', '.join(missing)} "
+                "(what harness/products/catalog.py ProductModule asks of a product)"
+            )
+        found.append(cast(ProductModule, module))
+    return tuple(found)
+
+
+#: the product modules, in their names' order (the order of the board's rows)
+MODULES: tuple[ProductModule, ...] = _shipped()
+PRODUCTS: dict[str, CliProduct] = {row.name: row for module in MODULES for row in module.ROWS}
 #: `--variants agents`
 AGENTS: tuple[str, ...] = tuple(PRODUCTS)
 
@@ -58,10 +91,9 @@ class RecordFormat:
     calls: Callable[[Path], list[CallRecord]]
 
 
-#: in the order a line is tried (OpenCode's first line is recognised only as the first)
+#: in the order a line is tried (each product's lines are told apart by their own keys)
 FORMATS: tuple[RecordFormat, ...] = tuple(
-    RecordFormat(m.CLI, m.recognises, m.events, m.final_text, m.calls)
-    for m in (opencode, codex, claude_code, gemini_cli)
+    RecordFormat(m.CLI, m.recognises, m.events, m.final_text, m.calls) for m in MODULES
 )
 #: each product's record format by its CLI name
 RECORDS: dict[str, RecordFormat] = {f.name: f for f in FORMATS}
@@ -76,10 +108,9 @@ HOOK_SWITCHES: dict[str, str] = {
     "gate": "gate-oracle",
     "heuristic": "gate-heuristic",
 }
-_TODOWRITE = claude_code.ROWS[0]
 #: `--variants agents-hooks`: every row that takes hook switches, bare and with each (in the
-#: catalog's order), Claude Code's TodoWrite row also with the stack, beside the harness's own
-#: loop with the same fixes
+#: catalog's order), a row that takes every fix (Claude Code's TodoWrite) also with the stack,
+#: beside the harness's own loop with the same fixes
 AGENTS_HOOKS: tuple[str, ...] = (
     *(
         name
@@ -88,7 +119,11 @@ AGENTS_HOOKS: tuple[str, ...] = (
         for name in (
             row.name,
             *(f"{row.name}+{s}" for s in row.hook_switches),
-            *((f"{row.name}+whitelist+inject+gate",) if row is _TODOWRITE else ()),
+            *(
+                (f"{row.name}+whitelist+inject+gate",)
+                if set(row.hook_switches) == set(HOOK_SWITCHES)
+                else ()
+            ),
         )
     ),
     "L0-rewrite",

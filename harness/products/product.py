@@ -131,9 +131,11 @@ class CliProduct(BaseModel):
     cli: str
     #: the registered harness design that replays this product's todo calls
     design: str
-    #: the npm package (pinned in scripts/agents/package.json) and where its platform binary is
+    #: the npm package (make agents installs it; scripts/agents/package-lock.json locks it) and
+    #: where its platform binary is
     package: str
-    #: the pinned version (scripts/agents/package.json); another one installed is refused
+    #: the pinned version (`make agents-lock` renews the lock after a change); another one
+    #: installed is refused
     version: str
     binary: str
     #: the product's own switches, set in the CLI's environment; recorded in run.json

@@ -3,10 +3,11 @@ compactions. The products' own formats are parsed by their modules (`harness/pro
 module recognises which a file is and reads todo-bench's own inspect logs.
 
 Formats (detected from the file, not its name):
-- `claude-code`: Claude Code session JSONL (`harness/products/claude_code.py`).
-- `codex`: Codex CLI rollout JSONL (`harness/products/codex.py`).
+- `claude-code`: Claude Code session JSONL (`harness/products/shipped/claude_code.py`).
+- `codex`: Codex CLI rollout JSONL (`harness/products/shipped/codex.py`).
 - `opencode`: an OpenCode session export (JSON: `info` and `messages[].parts[]`;
-  `harness/products/opencode.py`).
+  `harness/products/shipped/opencode.py`).
+- `gemini-cli`: Gemini CLI's chat JSONL (`harness/products/shipped/gemini_cli.py`).
 - `inspect`: todo-bench's own inspect `.eval` logs (one session per sample), read from the
   harness's ledger.
 """
@@ -18,10 +19,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.products import opencode
 from harness.products.catalog import FORMATS, TASK_TOOLS
 from harness.products.reading import RecordError, bursts, lines
 from harness.products.session_record import Compaction, Event, Item, TodoState, UserMessage
+from harness.products.shipped import opencode
 
 Session = tuple[str, Iterable[Event]]
 _BY_NAME = {f.name: f for f in FORMATS}
@@ -48,7 +49,8 @@ def detect(path: Path) -> str:
                 return fmt.name
         if count >= 20:
             break
-    raise RecordError("not a Claude Code, Codex or OpenCode session, nor an inspect log")
+    known = ", ".join(f.name for f in FORMATS)
+    raise RecordError(f"not a session record of any product ({known}), nor an inspect log")
 
 
 def read(path: Path) -> tuple[str, list[Session]]:

@@ -2,8 +2,8 @@
 
 A design author imports from here: `TodoStore`, `TodoItem`, `TodoRejected`, `ToolSpec`,
 `render`. The registry of designs by name is `designs()` (`harness/todo/registry.py`): the seed's
-levels and the designs real products ship (both registered through the `todo_bench.designs`
-entry points in `pyproject.toml`), and any design a user registers the same way or with
+levels and the designs real products ship (the stores this package's modules define, found
+there), and any design a user registers through the `todo_bench.designs` entry points or with
 `--design module:Class`. The built-in design classes load on first use.
 """
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from harness.products.claude_code import TASKS, task_line
+from harness.products.shipped.claude_code import TASKS, task_line
 from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.specs import ToolSpec
 

@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
-from harness.products.claude_code import TODOWRITE
+from harness.products.shipped.claude_code import TODOWRITE
 from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.identity import assign_ids
 from harness.todo.specs import ToolSpec

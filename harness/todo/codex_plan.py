@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from harness.products.codex import PLAN, PLAN_TAKEN
+from harness.products.shipped.codex import PLAN, PLAN_TAKEN
 from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.cc_todowrite import field
 from harness.todo.identity import assign_ids

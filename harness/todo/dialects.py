@@ -15,8 +15,8 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool,
 from inspect_ai.tool import ToolCall
 
 from harness.products.catalog import DIALECTS, SUMMARY_REQUESTS, TASK_TOOLS
-from harness.products.claude_code import TASK_LINE
 from harness.products.product import ListDialect
+from harness.products.shipped.claude_code import TASK_LINE
 from harness.todo.base import STATUSES, TodoItem, render
 from harness.todo.inspect_todo_write import DIALECT as INSPECT_DIALECT
 

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from harness.products.gemini_cli import STATUSES, WRITE_TODOS
+from harness.products.shipped.gemini_cli import STATUSES, WRITE_TODOS
 from harness.todo.base import TodoItem, TodoRejected, TodoStore
 from harness.todo.identity import assign_ids
 from harness.todo.specs import ToolSpec

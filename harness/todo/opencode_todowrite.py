@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from harness.products.opencode import TODOWRITE
+from harness.products.shipped.opencode import TODOWRITE
 from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.cc_todowrite import field
 from harness.todo.identity import assign_ids

@@ -1,15 +1,16 @@
 """The registry of todo designs: how a design is found by name, built in or a user's own.
 
 A design is a `TodoStore` subclass with a `name` and its `tool_specs()` (see
-`harness/todo/specs.py` and `examples/`). Designs are registered through the Python entry-point
-group `todo_bench.designs` (the seed's levels and the product designs are registered that way, in
-this project's `pyproject.toml`), or for one run with `--design module:Class`.
+`harness/todo/specs.py` and `examples/`). The seed's levels and the product designs are the
+stores defined in `harness/todo/`'s modules, found there; a user's design is registered through
+the Python entry-point group `todo_bench.designs`, or for one run with `--design module:Class`.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import pkgutil
 import sys
 from functools import cache
 from importlib.metadata import entry_points
@@ -46,9 +47,29 @@ def _check(obj: object, origin: str) -> type[TodoStore]:
     return obj
 
 
+def _shipped() -> dict[str, type[TodoStore]]:
+    """The designs shipped in `harness/todo/`: the stores each module defines with a name of
+    their own (a new product's design is its module, listed nowhere else)."""
+    import harness.todo as package
+
+    found: dict[str, type[TodoStore]] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for obj in vars(module).values():
+            if (
+                isinstance(obj, type)
+                and issubclass(obj, TodoStore)
+                and obj.__module__ == module.__name__
+                and obj.name not in ("", "base")
+            ):
+                found[obj.name] = _check(obj, f"{obj.name} ({module.__name__})")
+    return found
+
+
 @cache
 def _registered() -> dict[str, type[TodoStore]]:
-    found: dict[str, type[TodoStore]] = {}
+    """The shipped designs (by name), then those the installed packages register."""
+    found = dict(sorted(_shipped().items()))
     for point in entry_points(group=GROUP):
         try:
             design = _check(point.load(), f"{point.name} ({point.value})")
@@ -56,6 +77,11 @@ def _registered() -> dict[str, type[TodoStore]]:
             raise
         except Exception as error:  # a broken third-party design names itself and stops
             raise DesignError(f"design {point.name} ({point.value}): {error}") from error
+        if found.get(point.name, design) is not design:
+            raise DesignError(
+                f"design {point.name} ({point.value}): the name of a design todo-bench ships "
+                f"({found[point.name].__module__}); register it under another name"
+            )
         found[point.name] = design
     return found
 
@@ -94,5 +120,6 @@ def builtin(name: str) -> type[TodoStore]:
 
 
 def designs() -> dict[str, type[TodoStore]]:
-    """Every design by name: registered through the entry points, then loaded for this run."""
+    """Every design by name: shipped, registered through the entry points, then loaded for
+    this run."""
     return {**_registered(), **_EXTRA}

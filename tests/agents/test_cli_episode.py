@@ -13,8 +13,8 @@ import pytest
 from harness.agents.cli_episode import CliEpisode, TodoSlot
 from harness.episode.ledger import Ledger, TodoEvent
 from harness.products.catalog import PRODUCTS
-from harness.products.codex import PLAN_TAKEN as CODEX_PLAN_TAKEN
 from harness.products.session_record import CallRecord
+from harness.products.shipped.codex import PLAN_TAKEN as CODEX_PLAN_TAKEN
 from harness.scoring.scorer import detect
 from harness.suite.checks import run_checks
 from harness.suite.scenario import load_scenarios, select

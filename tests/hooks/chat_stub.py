@@ -20,8 +20,8 @@ from typing import Any
 
 from harness.agents.binaries import tool
 from harness.agents.runners import _config_tree, seed_plugin_sdk
-from harness.products import opencode
 from harness.products.catalog import PRODUCTS
+from harness.products.shipped import opencode
 from tests.hooks.responses_stub import Call, Say, Scripted
 
 OPENCODE = PRODUCTS["cli/opencode"]
@@ -95,7 +95,7 @@ def opencode_run(
     timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
     """`opencode run` in `project` against the serving stub, with the OpenCode row's switches
-    (`harness/products/opencode.py`) and its XDG folders in `home`, as inspect-swe runs it
+    (`harness/products/shipped/opencode.py`) and its XDG folders in `home`, as inspect-swe runs it
     (`--format json`, permissions skipped, a title so no title request is made). Its config
     folders get the plugin SDK listed as installed (`seed_plugin_sdk`), as a folder OpenCode
     has started in once has it."""

@@ -93,7 +93,7 @@ def gemini_run(
     timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
     """`gemini -p PROMPT --yolo` in `project` against the serving stub, with the Gemini row's
-    own switches (`harness/products/gemini_cli.py`) in the user settings of HOME `home` (a
+    own switches (`harness/products/shipped/gemini_cli.py`) in the user settings of HOME `home` (a
     system settings file under /tmp is skipped: its parent is writable by others); the folder
     trusted as a headless user trusts it (`GEMINI_CLI_TRUST_WORKSPACE=true`, unless `env` says
     otherwise)."""

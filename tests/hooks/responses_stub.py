@@ -161,7 +161,7 @@ def codex_exec(
     timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
     """`codex exec` in `project` against the serving stub, with the Codex row's own switches
-    (`harness/products/codex.py`) and its CODEX_HOME in `codex_home`; `flags` go before the
+    (`harness/products/shipped/codex.py`) and its CODEX_HOME in `codex_home`; `flags` go before the
     prompt (`--trust`, `--dangerously-bypass-hook-trust`)."""
     provider = (
         f'{{name="stub", base_url="http://127.0.0.1:{stub.port}/v1", env_key="OPENAI_API_KEY", '

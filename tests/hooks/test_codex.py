@@ -15,7 +15,7 @@ from harness.commands import main
 from harness.episode.prompts import GATE_BLOCKED
 from harness.hooks.hosts import HOSTS
 from harness.hooks.settings import hooks_for
-from harness.products import claude_code, codex
+from harness.products.shipped import claude_code, codex
 from tests.hooks.conftest import Hooks, denial, round_trip, todos
 
 PLAN = ("List the files", "Write main.py", "Write test.py")

@@ -16,7 +16,7 @@ from harness.commands import main
 from harness.episode.prompts import GATE_BLOCKED
 from harness.hooks.hosts import HOSTS
 from harness.hooks.settings import hooks_for
-from harness.products import gemini_cli
+from harness.products.shipped import gemini_cli
 from tests.hooks.conftest import Hooks, round_trip, todos
 
 PLAN = ("List the files", "Write main.py", "Write test.py")

@@ -22,7 +22,7 @@ from harness.commands import main
 from harness.episode.prompts import GATE_BLOCKED
 from harness.hooks.hosts import HOSTS
 from harness.hooks.plugin import MARKER, plugin_text
-from harness.products import opencode
+from harness.products.shipped import opencode
 from tests.helpers import DOCS
 from tests.hooks.conftest import Hooks, denial
 

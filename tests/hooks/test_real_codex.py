@@ -18,7 +18,7 @@ from harness.commands import main
 from harness.hooks.hosts import HOSTS
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
-from harness.products import codex
+from harness.products.shipped import codex
 from tests.hooks.conftest import counted, real_cli
 from tests.hooks.responses_stub import CODEX, Call, ResponsesStub, Say, Turn, codex_exec, serving
 

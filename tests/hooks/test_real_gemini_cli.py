@@ -18,7 +18,7 @@ from harness.commands import main
 from harness.hooks.hosts import HOSTS
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
-from harness.products import gemini_cli
+from harness.products.shipped import gemini_cli
 from harness.todo.gemini_writetodos import answer
 from tests.hooks.conftest import real_cli, verdicts
 from tests.hooks.gemini_stub import GEMINI, GeminiStub, gemini_run

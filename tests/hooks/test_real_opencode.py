@@ -19,7 +19,7 @@ from harness.commands import main
 from harness.hooks.hosts import HOSTS
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
-from harness.products import opencode
+from harness.products.shipped import opencode
 from tests.hooks.chat_stub import OPENCODE, ChatStub, opencode_run
 from tests.hooks.conftest import counted
 from tests.hooks.responses_stub import Call, Say, Turn, serving

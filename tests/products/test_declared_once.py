@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from harness.products.catalog import PRODUCTS
+from harness.products.npm import manifest
 from harness.products.product import CliProduct
 from harness.products.table import BEGIN, END, products_table
 from tests.helpers import ROOT
@@ -112,9 +113,13 @@ def test_the_docs_table_of_products_is_the_one_the_code_renders() -> None:
     assert held == products_table(), "docs/agents.md: rerun python -m harness.products.table"
 
 
-def test_make_agents_pins_exactly_the_declared_versions() -> None:
-    """scripts/agents/package.json is npm's copy of the pins (npm reads no Python): it must say
-    what the product modules say, package for package."""
-    pinned = json.loads((ROOT / "scripts" / "agents" / "package.json").read_text(encoding="utf-8"))
+def test_the_npm_lock_pins_exactly_the_declared_versions() -> None:
+    """make agents writes package.json from the product modules; the committed lock must lock
+    what they declare, package for package (else `make agents-lock`)."""
+    lock = json.loads((ROOT / "scripts" / "agents" / "package-lock.json").read_text("utf-8"))
     declared = {p.package: p.version for p in PRODUCTS.values()}
-    assert pinned["dependencies"] == declared
+    assert manifest()["dependencies"] == declared
+    assert lock["name"] == manifest()["name"]
+    assert lock["packages"][""]["dependencies"] == declared, "run make agents-lock"
+    for package, version in declared.items():
+        assert lock["packages"][f"node_modules/{package}"]["version"] == version

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from harness.products import codex, opencode
+from harness.products.shipped import codex, opencode
 
 CODEX_PLAN_TAKEN = codex.PLAN_TAKEN
 codex_calls, codex_sessions = codex.calls, codex.sessions

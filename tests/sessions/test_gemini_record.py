@@ -1,9 +1,9 @@
-"""Gemini CLI's own chat record (harness/products/gemini_cli.py), read from two real records of
-the same episode (`user_cancels` on sim/sloppy through the pinned Gemini CLI, 2026-12-05): the
-user's turn resumed the session once into the same file (within the minute the file's name
-carries) and once into a new one. Either way every call is read once, in the order made, with
-its answer; the resumed session's rebuilt history (its messages without their tool calls) takes
-nothing away."""
+"""Gemini CLI's own chat record (harness/products/shipped/gemini_cli.py), read from two real
+records of the same episode (`user_cancels` on sim/sloppy through the pinned Gemini CLI,
+2026-12-05): the user's turn resumed the session once into the same file (within the minute the
+file's name carries) and once into a new one. Either way every call is read once, in the order
+made, with its answer; the resumed session's rebuilt history (its messages without their tool
+calls) takes nothing away."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.products import gemini_cli
 from harness.products.session_record import TodoState, UserMessage
+from harness.products.shipped import gemini_cli
 from harness.sessions.readers import detect
 
 FIXTURES = Path("tests/fixtures/gemini")

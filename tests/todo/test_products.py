@@ -117,7 +117,7 @@ def test_tasks_ids_dependencies_rename_and_delete() -> None:
     assert store.create("Add rate limiting", "x").startswith("Task #3")  # ids never reused
 
 
-def test_every_product_is_registered_through_the_entry_points() -> None:
+def test_every_product_design_is_found_in_harness_todo() -> None:
     assert products() == (
         "cc-tasks",
         "cc-todowrite",
@@ -169,3 +169,36 @@ def test_the_products_have_no_item_cap_and_the_seed_levels_do() -> None:
         assert designs()[name](MAX_ITEMS).max_items is None, name
     for name in ("L0-rewrite", "L1-textlock", "L2-whitelist", "L3-granular"):
         assert designs()[name](MAX_ITEMS).max_items == MAX_ITEMS, name
+
+
+class _Point:
+    """An installed package's entry point, as importlib.metadata gives it."""
+
+    def __init__(self, name: str, design: object) -> None:
+        self.name, self.value, self._design = name, f"somepkg:{name}", design
+
+    def load(self) -> object:
+        return self._design
+
+
+def test_an_entry_point_under_a_shipped_design_s_name_is_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from harness.todo import registry
+
+    class Impostor(ClaudeTodoWriteStore):
+        name = "cc-todowrite"
+
+    monkeypatch.setattr(registry, "entry_points", lambda group: [_Point("cc-todowrite", Impostor)])
+    registry._registered.cache_clear()
+    try:
+        with pytest.raises(DesignError, match="the name of a design todo-bench ships"):
+            registry.designs()
+        # the shipped class itself under its own name (an older install's entry point) is fine
+        monkeypatch.setattr(
+            registry, "entry_points", lambda group: [_Point("cc-todowrite", ClaudeTodoWriteStore)]
+        )
+        registry._registered.cache_clear()
+        assert registry.designs()["cc-todowrite"] is ClaudeTodoWriteStore
+    finally:
+        registry._registered.cache_clear()
