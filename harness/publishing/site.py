@@ -15,22 +15,20 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from harness.errors import UsageError
+from harness.metrics import BRIEF
 from harness.publishing.cells import parts, stat_of, title
 from harness.publishing.formats import incomplete, name_html, page, sections
 from harness.publishing.submission import ARCHIVES, MANIFEST, Manifest
 from harness.publishing.submission_check import check, opened
 from harness.results.summary import Stat, Summary
 
-#: the index's columns after model, variant and submission: (metric, header)
+#: the index's columns after model, variant and submission: (metric, header): the brief board's
+#: (`harness/metrics.py` BRIEF: the headline pair, lost and changed, asks the same question of
+#: every design), then pass^k, rejected updates and cost
 COLUMNS = (
-    ("task_success", "success"),
-    ("false_completion", "false done"),
+    *BRIEF,
     ("pass_k", "pass^k"),
-    ("dropped_todos", "dropped"),
-    ("mutated_text", "mutated"),
-    ("false_todo_completions", "false ticks"),
     ("rejected_updates", "rejected"),
-    ("todo_output_tokens", "todo tok"),
     ("cost_usd", "cost $"),
 )
 #: the field evidence's files shown as data beside its pages

@@ -14,6 +14,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from harness.commands import main
+from harness.publishing.site import COLUMNS
 from tests.helpers import ROOT
 from tests.publishing.test_formats import BROWSER, CHROME_FLAGS
 
@@ -80,6 +81,24 @@ def test_the_index_marks_each_row_with_its_suite_of_scenarios_and_epochs(site: P
     assert index.count("<small>suite A x3</small>") == ROWS
     assert "Rows compare only within one suite" in index
     assert re.findall(r"<li><b>([A-Z]+)</b>: (\d+) scenarios", index) == [("A", "12")]
+
+
+def test_the_index_leads_with_the_headline_pair_that_reads_every_design_alike(site: Path) -> None:
+    """lost and changed (the brief board's pair) head the index, not the rewrite-only columns."""
+    index = (site / "index.html").read_text(encoding="utf-8")
+    heads = re.findall(r'<th data-sort="number">([^<]+)</th>', index)
+    assert heads == [header for _, header in COLUMNS]
+    assert heads[:4] == ["success", "false done", "lost", "changed"] and "dropped" not in heads
+    latest = json.loads((ROOT / RESULTS["latest"] / "summary.json").read_text(encoding="utf-8"))
+    rewrite = next(v for v in latest["variants"] if v["variant"] == "L0-rewrite")
+    row = next(
+        r
+        for r in re.findall(r'<tr data-model="[^"]*" data-variant="L0-rewrite">(.*?)</tr>', index)
+        if "submissions/latest.html" in r
+    )
+    values = re.findall(r'<td data-v="([^"]*)"', row)[2:]  # after model and submission
+    assert values[2] == repr(rewrite["metrics"]["lost_todos"]["mean"]) != "0.0"
+    assert values[3] == repr(rewrite["metrics"]["changed_todos"]["mean"])
 
 
 def test_the_same_submissions_give_the_same_bytes(site: Path, tmp_path: Path) -> None:
