@@ -10,8 +10,8 @@ from __future__ import annotations
 
 #: What an episode is and how it is scored: the task, prompts, tools, detectors, checks, the
 #: completion gate and the matcher. 4: semantic versions replace the code hash. 5: the
-#: injected_tokens metric.
-TASK_VERSION = 5
+#: injected_tokens metric. 6: cc-tasks answers in the pinned Claude Code's own words.
+TASK_VERSION = 6
 
 #: How the simulated agent behaves (profiles, policy, wording, dialects, token counts): the same
 #: seed gives the same episodes only under the same sim version. 4: it reads a Claude Code hook's

@@ -1,12 +1,23 @@
 """cc-tasks: Claude Code's task tools. Tasks are created one at a time and get an id from the
 backend; TaskUpdate changes status (`deleted` removes), subject or dependencies by id; TaskList
-and TaskGet read. Dependencies are recorded, not enforced, as in the product."""
+and TaskGet read. Dependencies are recorded, not enforced, as in the product. Every answer is
+the pinned binary's own words (`harness/products/shipped/claude_code.py`): TaskUpdate names the
+fields it changed, TaskList leaves out a blocker that is completed."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from harness.products.shipped.claude_code import TASKS, task_line
+from harness.products.shipped.claude_code import (
+    NO_SUCH_TASK,
+    NO_TASKS,
+    TASKS,
+    task_created,
+    task_line,
+    task_missing,
+    task_shown,
+    task_updated,
+)
 from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
 from harness.todo.specs import ToolSpec
 
@@ -101,10 +112,19 @@ class ClaudeTasksStore(TodoStore):
         item = TodoItem(id=str(self._next_id), text=subject)
         self._replace([*self.items, item])
         self.descriptions[item.id] = str(description)
-        return f"Task #{item.id} created: {subject}"
+        return task_created(item.id, subject)
+
+    def _held(self, task_id: str, missing: str) -> int:
+        """The task's position; TodoRejected with the product's words where it holds none."""
+        key = str(task_id).strip().lstrip("#")
+        index = next((i for i, item in enumerate(self.items) if item.id == key), None)
+        if index is None:
+            raise TodoRejected(missing)
+        return index
 
     def update_task(self, args: dict[str, Any]) -> str:
-        index = self._index(str(args.get("taskId", "")))
+        key = str(args.get("taskId", "")).strip().lstrip("#")
+        index = self._held(key, task_missing(key))
         item = self.items[index]
         status = args.get("status")
         status = None if status is None else str(status).strip().lower()
@@ -118,32 +138,43 @@ class ClaudeTasksStore(TodoStore):
             raise TodoRejected(f"No task with id {', '.join('#' + b for b in unknown)}.")
         if status == "deleted":
             self._replace([i for i in self.items if i.id != item.id])
-            return f"Task #{item.id} deleted."
+            return task_updated(item.id, ["deleted"])
+        # the fields the call changes, in the product's order; a value it already has is none
         update: dict[str, Any] = {}
-        if status is not None:
+        changed: list[str] = []
+        subject = args.get("subject")
+        if subject is not None and str(subject).strip() and str(subject).strip() != item.text:
+            update["text"] = str(subject).strip()
+            changed.append("subject")
+        description = args.get("description")
+        if description is not None and str(description) != self.descriptions.get(item.id, ""):
+            self.descriptions[item.id] = str(description)
+            changed.append("description")
+        if status is not None and status != item.status:
             update["status"] = status
-        if args.get("subject") is not None and str(args["subject"]).strip():
-            update["text"] = str(args["subject"]).strip()
-        if args.get("description") is not None:
-            self.descriptions[item.id] = str(args["description"])
-        self.blocked_by.setdefault(item.id, set()).update(blockers)
+            changed.append("status")
+        waits = self.blocked_by.setdefault(item.id, set())
+        if set(blockers) - waits:
+            waits.update(blockers)
+            changed.append("blockedBy")
         items = list(self.items)
         items[index] = item.model_copy(update=update)
         self._replace(items)
-        changed = ", ".join([*update, *(["blockedBy"] if blockers else [])]) or "nothing"
-        return f"Updated task #{item.id}: {changed}."
+        return task_updated(item.id, changed)
 
     def list_tasks(self) -> str:
         if not self.items:
-            return "No tasks."
+            return NO_TASKS
+        done = {item.id for item in self.items if item.status == "completed"}
         lines = []
         for item in self.items:
-            waits = sorted(self.blocked_by.get(item.id, set()))
+            waits = sorted(self.blocked_by.get(item.id, set()) - done)
             lines.append(task_line(item.id, item.status, item.text, blocked_by=waits))
         return "\n".join(lines)
 
     def get(self, task_id: str) -> str:
-        item = self.items[self._index(str(task_id))]
-        return (
-            f"#{item.id} [{item.status}] {item.text}\n{self.descriptions.get(item.id, '')}".strip()
+        item = self.items[self._held(task_id, NO_SUCH_TASK)]
+        waits = sorted(self.blocked_by.get(item.id, set()))
+        return task_shown(
+            item.id, item.text, item.status, self.descriptions.get(item.id, ""), waits
         )

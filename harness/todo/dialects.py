@@ -8,7 +8,6 @@ product's answers in the seed's terms, the way a model maps one tool set onto an
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool, ChatMessageUser
@@ -16,7 +15,7 @@ from inspect_ai.tool import ToolCall
 
 from harness.products.catalog import DIALECTS, SUMMARY_REQUESTS, TASK_TOOLS
 from harness.products.product import ListDialect
-from harness.products.shipped.claude_code import TASK_LINE
+from harness.products.shipped.claude_code import TASK_CREATED, TASK_LINE
 from harness.todo.base import STATUSES, TodoItem, render
 from harness.todo.inspect_todo_write import DIALECT as INSPECT_DIALECT
 
@@ -93,8 +92,7 @@ def asks_for_summary(messages: list[ChatMessage]) -> bool:
 
 def _answer(classic: str, text: str) -> str:
     """A product's answer, as the seed's tool would have put it."""
-    # the harness's cc-tasks says "created:", Claude Code itself "created successfully:"
-    created = re.match(r"Task #(\S+) created(?: successfully)?: (.*)", text)
+    created = TASK_CREATED.match(text)
     if classic == "add_todo" and created:
         return f"Added #{created.group(1)}: {created.group(2)}"
     if classic == "list_todos":

@@ -101,18 +101,39 @@ def test_inspect_todo_write_is_the_library_tool() -> None:
 
 
 def test_tasks_ids_dependencies_rename_and_delete() -> None:
+    """Every answer in the pinned Claude Code's words (its bundle's TaskCreate, TaskUpdate,
+    TaskList and TaskGet result mappers)."""
     store = ClaudeTasksStore()
-    assert store.create("Set up the schema", "tables") == "Task #1 created: Set up the schema"
+    assert store.list_tasks() == "No tasks found"
+    assert store.create("Set up the schema", "tables") == (
+        "Task #1 created successfully: Set up the schema"
+    )
     store.create("Write the login endpoint", "POST /login")
-    store.update_task({"taskId": "2", "addBlockedBy": ["1"], "status": "in_progress"})
+    assert store.update_task({"taskId": "2", "addBlockedBy": ["1"], "status": "in_progress"}) == (
+        "Updated task #2 status, blockedBy"
+    )
     assert "#2 [in_progress] Write the login endpoint [blocked by #1]" in store.list_tasks()
-    store.update_task({"taskId": "2", "subject": "Write the login API"})
+    assert store.update_task({"taskId": "2", "subject": "Write the login API"}) == (
+        "Updated task #2 subject"
+    )
     assert store.items[1].text == "Write the login API"
+    # a value the task already has is no change: the binary names none (and keeps its blank)
+    assert store.update_task({"taskId": "2", "status": "in_progress"}) == "Updated task #2 "
+    assert store.get("2") == (
+        "Task #2: Write the login API\nStatus: in_progress\nDescription: POST /login\n"
+        "Blocked by: #1"
+    )
+    store.update_task({"taskId": "1", "status": "completed"})
+    assert store.list_tasks().splitlines()[1] == "#2 [in_progress] Write the login API"
     with pytest.raises(TodoRejected, match="No task with id #9"):
         store.update_task({"taskId": "2", "addBlockedBy": ["9"]})
     with pytest.raises(TodoRejected, match="invalid status"):
         store.update_task({"taskId": "2", "status": "done"})
-    store.update_task({"taskId": "1", "status": "deleted"})
+    with pytest.raises(TodoRejected, match=r"^Task #7 not found$"):
+        store.update_task({"taskId": "7", "status": "completed"})
+    with pytest.raises(TodoRejected, match=r"^Task not found$"):
+        store.get("7")
+    assert store.update_task({"taskId": "1", "status": "deleted"}) == "Updated task #1 deleted"
     assert [i.id for i in store.items] == ["2"]
     assert store.create("Add rate limiting", "x").startswith("Task #3")  # ids never reused
 

@@ -48,6 +48,41 @@ def task_line(
     return f"#{key} [{status}] {subject}{own}{blocked}"
 
 
+#: TaskList's answer with no task, and TaskGet's for an id it does not hold (the pinned binary's)
+NO_TASKS, NO_SUCH_TASK = "No tasks found", "Task not found"
+
+
+def task_created(key: str, subject: str) -> str:
+    """TaskCreate's answer as the pinned binary writes it."""
+    return f"Task #{key} created successfully: {subject}"
+
+
+#: a `task_created` answer: the id and the subject
+TASK_CREATED = re.compile(r"^Task #(\S+) created successfully: (.*)$")
+
+
+def task_updated(key: str, fields: Sequence[str]) -> str:
+    """TaskUpdate's answer: the fields the call changed, in the binary's order (subject,
+    description, activeForm, owner, metadata, status, blocks, blockedBy; `deleted` alone for a
+    delete), none where it changed nothing (the binary's trailing blank kept)."""
+    return f"Updated task #{key} {', '.join(fields)}"
+
+
+def task_missing(key: str) -> str:
+    """TaskUpdate's answer for an id it does not hold."""
+    return f"Task #{key} not found"
+
+
+def task_shown(
+    key: str, subject: str, status: str, description: str, blocked_by: Sequence[str] = ()
+) -> str:
+    """TaskGet's answer: its subject, status and description lines, then what blocks it."""
+    lines = [f"Task #{key}: {subject}", f"Status: {status}", f"Description: {description}"]
+    if blocked_by:
+        lines.append(f"Blocked by: {', '.join('#' + b for b in blocked_by)}")
+    return "\n".join(lines)
+
+
 #: a line `task_line` writes: the id, the status and the subject (owner and blockers left out)
 TASK_LINE = re.compile(r"^#(\S+) \[(\w+)\] (.*?)(?: \([^)]*\))?(?: \[blocked by [^\]]*\])?$")
 FILE_TOOLS = FileTools(write="Write", read="Read", edits=("Edit", "MultiEdit"), path="file_path")

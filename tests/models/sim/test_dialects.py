@@ -18,7 +18,7 @@ def test_product_calls_and_answers_are_read_in_the_seeds_terms() -> None:
         ChatMessageUser(content="Do it."),
         ChatMessageAssistant(content="", tool_calls=[product]),
         ChatMessageTool(
-            content="Task #1 created: Export", tool_call_id="p1", function="TaskCreate"
+            content="Task #1 created successfully: Export", tool_call_id="p1", function="TaskCreate"
         ),
     ]
     seen = seed_view(conversation, {"p1": ("add_todo", {"text": "Export"})})
@@ -32,7 +32,7 @@ def test_product_calls_and_answers_are_read_in_the_seeds_terms() -> None:
     assert (answer.function, answer.text) == ("add_todo", "Added #1: Export")
     # what the agent reads is a copy: the conversation itself is left as it was
     assert conversation[1].tool_calls == [product]  # type: ignore[union-attr]
-    assert conversation[2].text == "Task #1 created: Export"
+    assert conversation[2].text == "Task #1 created successfully: Export"
 
 
 def test_messages_without_product_calls_are_read_as_they_are() -> None:
