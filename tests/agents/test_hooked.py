@@ -35,12 +35,16 @@ def test_every_hook_switch_names_a_fix_and_round_trips_through_its_label() -> No
         ("cli/claude-code-tasks+textlock", "takes no +textlock"),
         ("cli/claude-code-todowrite+gate+heuristic", "two gates"),
         ("cli/claude-code-todowrite+planner", "takes no +planner"),
-        # Codex CLI's row takes the update_plan checks and the oracle gate; OpenCode's the
-        # todowrite checks
-        ("cli/codex+inject", "takes no +inject (its hook switches: +textlock, +whitelist, +gate)"),
-        ("cli/opencode+gate", "takes no +gate (its hook switches: +textlock, +whitelist)"),
-        # Gemini CLI's takes the write_todos checks only (docs/hooks.md says why not the gate)
-        ("cli/gemini-cli+gate", "takes no +gate (its hook switches: +textlock, +whitelist)"),
+        # Codex CLI's row takes the update_plan checks, the injection and the oracle gate;
+        # OpenCode's the todowrite checks and the injection
+        (
+            "cli/codex+heuristic",
+            "takes no +heuristic (its hook switches: +textlock, +whitelist, +inject, +gate)",
+        ),
+        ("cli/opencode+gate", "takes no +gate (its hook switches: +textlock, +whitelist, +inject)"),
+        # Gemini CLI's takes the write_todos checks only (docs/hooks.md says why not the gate,
+        # nor the injection: its product escapes the list's `[>]`)
+        ("cli/gemini-cli+inject", "takes no +inject (its hook switches: +textlock, +whitelist)"),
     ],
 )
 def test_a_switch_the_product_cannot_take_is_refused(name: str, said: str) -> None:

@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 from inspect_ai import eval
 from inspect_ai.event import ModelEvent
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, resolve_sample_attachments
 
 from harness.agents.binaries import AgentMissing, binary
 from harness.agents.hooked import HookJournal
+from harness.episode.prompts import INJECTED_LIST
 from harness.episode.record import EpisodeRecord
 from harness.products.catalog import PRODUCTS
 from harness.run.task import build_task
@@ -352,6 +353,32 @@ def test_the_hook_row_counts_a_denied_rewrite_and_a_blocked_stop_from_the_produc
     injected = [r["text"] for r in journal if r["action"] == "injected"]
     assert len(injected) >= 5 and all("Write test.py" in text for text in injected)
     assert score["injected_tokens"] == sum(text_tokens(text) for text in injected)
+
+
+@pytest.mark.parametrize("variant", ["cli/codex+inject", "cli/opencode+inject"])
+def test_a_product_s_injection_reaches_the_agent_and_is_priced_once_each(
+    variant: str, tmp_path: Path
+) -> None:
+    """The L4 fix through Codex CLI's hooks (the list as a developer message after each
+    successful call, a system message to the model) and OpenCode's plugin (appended to the
+    call's output): every list the hook gave reaches sim/sloppy's next request, where it reads
+    it as the loop's L4 (tests/models/sim/test_hook_messages.py), and is priced once."""
+    log = _run(variant, "main_and_test", "sim/sloppy", tmp_path)
+    assert log.samples is not None
+    journal = log.samples[0].store["HookJournal:records"]
+    injected = [r["text"] for r in journal if r["action"] == "injected"]
+    header = INJECTED_LIST.split("\n", 1)[0]
+    assert len(injected) >= 3 and all(text.startswith(header) for text in injected)
+    (score,) = _scores(log)
+    assert score["injected_tokens"] == sum(text_tokens(text) for text in injected)
+    sample = resolve_sample_attachments(log.samples[0])
+    shown = [
+        message.text
+        for event in sample.events
+        if isinstance(event, ModelEvent)
+        for message in event.input
+    ]
+    assert all(any(text in seen for seen in shown) for text in injected)
 
 
 def test_a_spent_turn_budget_stops_the_cli_at_once(tmp_path: Path) -> None:

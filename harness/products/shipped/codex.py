@@ -100,10 +100,11 @@ ROWS = (
             "run if project and hooks trusted (scripts/probe_codex_hooks.py)",
             notice=HOOKS_TRUST,
         ),
-        # the checks of update_plan (`PreToolUse`) and the oracle gate (`Stop`); not yet its
-        # injection (whether the simulated agent reads Codex's developer message is not
-        # established) nor the heuristic gate (its keyword table reads no Codex call)
-        hook_switches=("textlock", "whitelist", "gate"),
+        # the checks of update_plan (`PreToolUse`), the injection (`PostToolUse`: a developer
+        # message, which inspect's bridge hands the model as a system message, read as the
+        # loop's L4 is: tests/models/sim/test_hook_messages.py) and the oracle gate (`Stop`);
+        # not the heuristic gate (its keyword table reads no Codex call)
+        hook_switches=("textlock", "whitelist", "inject", "gate"),
         summary_request=("CONTEXT CHECKPOINT COMPACTION",),
         no_compaction="its headless `codex exec` has no compaction command (tried with "
         "0.171.0: `/compact` as the prompt of a resumed session reached the model as a "

@@ -105,3 +105,35 @@ def test_a_reminder_without_a_refusal_sends_no_one_back() -> None:
     memory = Memory(scenario=SCENARIO, seen=list(SHOWN), work_done={"main", "test"})
     _policy(memory).observe(_after_claim(_reminder("[ ] Write test.py")), "", TOOLS)
     assert memory.forced == set() and memory.work_done == {"main", "test"}
+
+
+def _with_developer_message(text: str) -> tuple[list[ChatMessage], str]:
+    """Codex CLI adds a hook's context as a developer message after the call's answer, which
+    inspect's bridge hands the model as a system message (inspect_ai's responses bridge); the
+    provider reads every system message as the system text (harness/models/sim/provider.py)."""
+    messages = [*_after_bash("main.py"), ChatMessageSystem(content=text)]
+    system = "\n".join(m.text for m in messages if isinstance(m, ChatMessageSystem))
+    return messages, system
+
+
+def test_codex_s_developer_message_with_the_list_is_read_as_the_loop_s_l4() -> None:
+    memory = Memory(scenario=SCENARIO, seen=list(REMEMBERED), forgotten={"1"}, lost=True)
+    messages, system = _with_developer_message(INJECTED_LIST.format(rendered=render(SHOWN)))
+    _policy(memory).observe(messages, system, {"shell", "update_plan"})
+    assert memory.seen == SHOWN and memory.forgotten == set() and not memory.lost
+
+
+def test_a_developer_message_without_a_list_changes_nothing() -> None:
+    memory = Memory(scenario=SCENARIO, seen=list(REMEMBERED), forgotten={"1"}, lost=True)
+    messages, system = _with_developer_message("Approvals are never asked for.")
+    _policy(memory).observe(messages, system, {"shell", "update_plan"})
+    assert memory.seen == REMEMBERED and memory.forgotten == {"1"} and memory.lost
+
+
+def test_opencode_s_list_appended_to_a_call_s_result_is_read() -> None:
+    """OpenCode's plugin appends the hook's context to the call's output, with no reminder
+    around it."""
+    memory = Memory(scenario=SCENARIO, seen=list(REMEMBERED), forgotten={"1"}, lost=True)
+    context = INJECTED_LIST.format(rendered=render(SHOWN))
+    _policy(memory).observe(_after_bash(f"main.py\n\n{context}"), "", TOOLS)
+    assert memory.seen == SHOWN and memory.forgotten == set() and not memory.lost
