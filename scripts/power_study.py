@@ -40,7 +40,9 @@ population of a fixed plan is the suite's 12 scenarios, resampled.
 from __future__ import annotations
 
 import argparse
+import json
 import math
+import shutil
 import subprocess
 import sys
 import time
@@ -71,6 +73,7 @@ from harness.stats.power_study import (
 from harness.stats.power_table import range_text
 from harness.stats.sequential_looks import Rule
 from harness.stats.study_pool import Pool, Rate, pool_epochs, pool_of, truth
+from harness.versions import SIM_VERSION, TASK_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 PILOT = ROOT / "results/field/run"
@@ -198,7 +201,13 @@ class Study(BaseModel):
 
 
 def run_pool(out: Path, scenarios: str | None, epochs: int, seed: int) -> Summary:
-    """The pool run (resumed if it is there already), one process: its summary."""
+    """The pool run (resumed if it is there already, started over where it was made under
+    other task or sim versions: it is a cache), one process: its summary."""
+    started = out / "run.json"
+    if started.is_file():
+        made = json.loads(started.read_text(encoding="utf-8")).get("provenance", {})
+        if (made.get("task_version"), made.get("sim_version")) != (TASK_VERSION, SIM_VERSION):
+            shutil.rmtree(out)
     command = [
         str(ROOT / ".venv/bin/todo-bench"),
         "run",

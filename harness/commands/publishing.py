@@ -63,12 +63,20 @@ def cmd_factorial(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from harness.publishing.outputs import SCREENSHOT, retake_screenshot
+
     summary = read(args.run)
     folder = storage.parent(summary_path(args.run))
     for name, render in FORMATS.values():
         if name is not None:
             storage.write_text(storage.join(folder, name), render(summary))
             print(storage.join(folder, name))
+    # the page's screenshot shows the page: retaken with it (removed where no chromium is)
+    picture = retake_screenshot(folder)
+    if picture.startswith(","):
+        print(storage.join(folder, SCREENSHOT))
+    elif picture:
+        print(picture.removeprefix("; "))
     return 0
 
 

@@ -53,7 +53,7 @@ def publish_set(summary: Summary, folder: str, say: Callable[[str], None] = _std
     write_summary(summary, current)
     for name, content in rendered.items():
         storage.write_text(storage.join(folder, name), content)
-    picture = _retake_screenshot(folder)
+    picture = retake_screenshot(folder)
     say(f"todo-bench: published to {folder}: summary.json, {', '.join(rendered)}{picture}")
 
 
@@ -62,7 +62,7 @@ def _browser() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def _retake_screenshot(folder: str) -> str:
+def retake_screenshot(folder: str) -> str:
     """Take leaderboard.png of the new page with chromium, or remove the old one."""
     target = storage.join(folder, SCREENSHOT)
     browser = _browser()

@@ -33,6 +33,16 @@ def _published(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in folder.iterdir()}
 
 
+def _fake_browser(folder: Path) -> Path:
+    browser = folder / "chromium"
+    browser.write_text(
+        '#!/bin/sh\nfor a in "$@"; do case "$a" in --screenshot=*) '
+        'printf png > "${a#--screenshot=}";; esac; done\n'
+    )
+    browser.chmod(browser.stat().st_mode | stat.S_IXUSR)
+    return browser
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in folder.iterdir()}
 
@@ -108,12 +118,7 @@ def test_publish_writes_the_whole_set_beside_the_run(
 def test_publish_retakes_the_picture_where_a_browser_is_installed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    browser = tmp_path / "chromium"
-    browser.write_text(
-        '#!/bin/sh\nfor a in "$@"; do case "$a" in --screenshot=*) '
-        'printf png > "${a#--screenshot=}";; esac; done\n'
-    )
-    browser.chmod(browser.stat().st_mode | stat.S_IXUSR)
+    browser = _fake_browser(tmp_path)
     monkeypatch.setattr(outputs, "_browser", lambda: str(browser))
     said: list[str] = []
     folder = tmp_path / "latest"
@@ -173,3 +178,27 @@ def test_make_bench_publishes_results_latest_and_writes_nothing_else() -> None:
     assert "--publish results/latest" in recipe and "--out" not in recipe
     assert os.access(ROOT / "scripts" / "regenerate.sh", os.R_OK)
     assert "--publish results/latest" in (ROOT / "scripts" / "regenerate.sh").read_text("utf-8")
+
+
+@pytest.mark.parametrize("installed", [True, False], ids=["chromium", "no-chromium"])
+def test_report_retakes_the_picture_with_the_page_or_removes_a_stale_one(
+    installed: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`todo-bench report` renders the page again: its screenshot shows the new page, or goes
+    (a picture of the numbers before would be a second, wrong, board)."""
+    browser = _fake_browser(tmp_path)
+    monkeypatch.setattr(outputs, "_browser", lambda: str(browser) if installed else None)
+    folder = tmp_path / "board"
+    _published(folder)
+    (folder / "summary.json").write_bytes(BASELINE.read_bytes())
+    assert main(["report", str(folder)]) == 0
+    out = capsys.readouterr().out
+    if installed:
+        assert (folder / "leaderboard.png").read_bytes() == b"png"
+        assert f"{folder / 'leaderboard.png'}\n" in out
+    else:
+        assert not (folder / "leaderboard.png").exists()
+        assert "leaderboard.png removed: it showed the numbers before" in out

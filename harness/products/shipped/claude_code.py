@@ -57,8 +57,9 @@ def task_created(key: str, subject: str) -> str:
     return f"Task #{key} created successfully: {subject}"
 
 
-#: a `task_created` answer: the id and the subject
-TASK_CREATED = re.compile(r"^Task #(\S+) created successfully: (.*)$")
+#: a `task_created` answer: the id and the subject (its first line: the binary may add lines
+#: after it, as where the app keeps statuses)
+TASK_CREATED = re.compile(r"^Task #(\S+) created successfully: (.*)")
 
 
 def task_updated(key: str, fields: Sequence[str]) -> str:

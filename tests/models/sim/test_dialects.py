@@ -45,3 +45,17 @@ def test_messages_without_product_calls_are_read_as_they_are() -> None:
     # another message's product call does not make these copies (a copy per turn per message)
     seen = seed_view(conversation, {"p9": ("add_todo", {"text": "Other"})})
     assert all(a is b for a, b in zip(seen, conversation, strict=True))
+
+
+def test_a_created_answer_with_a_line_after_it_is_read_by_its_first() -> None:
+    """The pinned Claude Code may add lines after `Task #N created successfully: S` (its bundle,
+    where the app keeps statuses): the agent still reads the id and the subject."""
+    product = _call("p1", "TaskCreate", {"subject": "Export", "description": "Export"})
+    answer = "Task #4 created successfully: Export\nStatuses are kept by the app."
+    conversation: list[ChatMessage] = [
+        ChatMessageUser(content="Do it."),
+        ChatMessageAssistant(content="", tool_calls=[product]),
+        ChatMessageTool(content=answer, tool_call_id="p1", function="TaskCreate"),
+    ]
+    seen = seed_view(conversation, {"p1": ("add_todo", {"text": "Export"})})
+    assert seen[2].text == "Added #4: Export"
