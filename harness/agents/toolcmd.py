@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from harness.products.catalog import OWN_FOLDERS
 from harness.suite.cli_tools import JOURNAL, HelperCall
 from harness.suite.workspace import Workspace, perform
 from harness.suite.workspace_tools import BY_NAME
@@ -34,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         problem = None if isinstance(kwargs, dict) else "arguments must be a JSON object"
     if problem is None:
-        result, ok = perform(name, getattr(Workspace(Path.cwd()), name), kwargs)
+        result, ok = perform(name, getattr(Workspace(Path.cwd(), hidden=OWN_FOLDERS), name), kwargs)
     else:
         result, ok = problem, False
     journal = os.environ.get(JOURNAL)

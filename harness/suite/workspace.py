@@ -62,9 +62,13 @@ _WRITTEN = _Memo(256)
 class Workspace:
     """A temporary directory; every path is resolved inside it or refused."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, hidden: tuple[str, ...] = ()) -> None:
+        """`hidden`: folders (with their `/`) kept out of the listing: a shipping CLI's own
+        folder in the project (its settings, the hooks or plugin installed there) is not the
+        task's work, so `list_files` and `create_excel`'s `from_workspace_files` leave it out."""
         self.root = root.resolve()
         self._root = str(self.root)
+        self.hidden = hidden
 
     @classmethod
     def create(cls, scenario: Scenario, under: Path | None = None) -> Workspace:
@@ -103,7 +107,8 @@ class Workspace:
         return target.relative_to(self.root).as_posix()
 
     def files(self) -> list[str]:
-        return sorted(self.rel(p) for p in self.root.rglob("*") if p.is_file())
+        every = (self.rel(p) for p in self.root.rglob("*") if p.is_file())
+        return sorted(f for f in every if not f.startswith(self.hidden))
 
     # -- operations ------------------------------------------------------------
     def list_files(self) -> str:

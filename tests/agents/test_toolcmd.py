@@ -51,3 +51,20 @@ def test_bad_arguments_are_a_failed_call(workspace: Path, raw: str) -> None:
 def test_an_unknown_tool_is_a_usage_error_and_not_journaled(workspace: Path) -> None:
     assert main(["format_disk", "{}"]) == 2
     assert not (workspace.parent / "journal.jsonl").exists()
+
+
+def test_a_products_own_folder_is_not_the_tasks_work(workspace: Path) -> None:
+    """The hooks or plugin `hooks install` put in the project (`.opencode/plugins/...`,
+    `.claude/settings.json`) are left out of the listing and of a workbook of the workspace's
+    files: with them, every hook row failed excel_export (9 rows, not 4)."""
+    for own in (".opencode/plugins/todo-bench.js", ".claude/settings.json"):
+        (workspace / own).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / own).write_text("{}")
+    (workspace / ".github").mkdir()
+    (workspace / ".github" / "ci.yml").write_text("on: push\n")  # a folder no product keeps
+    assert main(["list_files"]) == 0
+    args = {"path": "x/1.xlsx", "from_workspace_files": True}
+    assert main(["create_excel", json.dumps(args)]) == 0
+    listed, wrote = _journal(workspace)
+    assert listed["result"] == ".github/ci.yml\na.txt"
+    assert wrote["result"] == "Wrote sheet 'Sheet1' with 3 rows to x/1.xlsx."
