@@ -47,6 +47,7 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; paddi
 code { overflow-wrap: anywhere; }
 #board td:nth-child(-n+3), #board th:nth-child(-n+3) { text-align: left; }
 #board { font-size: 0.8rem; } #board th, #board td { padding: 0.3rem 0.4rem; }
+#board th { white-space: nowrap; }
 div.doc div.wide td { white-space: normal; }
 table.provenance td { white-space: normal; text-align: left; overflow-wrap: anywhere; }
 """
