@@ -46,6 +46,9 @@ class HookState(BaseModel):
     #: the gate's refusals since the agent last stopped (bounded), and in the whole session
     blocks_in_row: int = 0
     blocks: int = 0
+    #: Gemini CLI's AfterAgent: the `prompt_response` the gate judged last (it grows over the
+    #: prompt: each stop is judged by the text it added, `stop_gate.added_text`)
+    judged_response: str = ""
 
 
 def state_dir() -> Path:

@@ -42,9 +42,11 @@ def test_every_hook_switch_names_a_fix_and_round_trips_through_its_label() -> No
             "takes no +heuristic (its hook switches: +textlock, +whitelist, +inject, +gate)",
         ),
         ("cli/opencode+gate", "takes no +gate (its hook switches: +textlock, +whitelist, +inject)"),
-        # Gemini CLI's takes the write_todos checks only (docs/hooks.md says why not the gate,
-        # nor the injection: its product escapes the list's `[>]`)
-        ("cli/gemini-cli+inject", "takes no +inject (its hook switches: +textlock, +whitelist)"),
+        # Gemini CLI's the write_todos checks, the injection and the oracle gate
+        (
+            "cli/gemini-cli+heuristic",
+            "takes no +heuristic (its hook switches: +textlock, +whitelist, +inject, +gate)",
+        ),
     ],
 )
 def test_a_switch_the_product_cannot_take_is_refused(name: str, said: str) -> None:

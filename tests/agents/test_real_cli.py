@@ -355,14 +355,18 @@ def test_the_hook_row_counts_a_denied_rewrite_and_a_blocked_stop_from_the_produc
     assert score["injected_tokens"] == sum(text_tokens(text) for text in injected)
 
 
-@pytest.mark.parametrize("variant", ["cli/codex+inject", "cli/opencode+inject"])
+@pytest.mark.parametrize(
+    "variant", ["cli/codex+inject", "cli/opencode+inject", "cli/gemini-cli+inject"]
+)
 def test_a_product_s_injection_reaches_the_agent_and_is_priced_once_each(
     variant: str, tmp_path: Path
 ) -> None:
     """The L4 fix through Codex CLI's hooks (the list as a developer message after each
-    successful call, a system message to the model) and OpenCode's plugin (appended to the
-    call's output): every list the hook gave reaches sim/sloppy's next request, where it reads
-    it as the loop's L4 (tests/models/sim/test_hook_messages.py), and is priced once."""
+    successful call, a system message to the model), OpenCode's plugin (appended to the call's
+    output) and Gemini CLI's hooks (appended to the call's output in `<hook_context>`, its `<`
+    and `>` escaped): every list the hook gave reaches sim/sloppy's next request, where it reads
+    it as the loop's L4 (tests/models/sim/test_hook_messages.py), and is priced once, as the
+    hook gave it."""
     log = _run(variant, "main_and_test", "sim/sloppy", tmp_path)
     assert log.samples is not None
     journal = log.samples[0].store["HookJournal:records"]
@@ -378,6 +382,8 @@ def test_a_product_s_injection_reaches_the_agent_and_is_priced_once_each(
         if isinstance(event, ModelEvent)
         for message in event.input
     ]
+    if variant.startswith("cli/gemini-cli"):  # escaped, in the response the bridge shows as JSON
+        injected = [json.dumps(t.replace("<", "&lt;").replace(">", "&gt;"))[1:-1] for t in injected]
     assert all(any(text in seen for seen in shown) for text in injected)
 
 

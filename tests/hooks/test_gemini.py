@@ -161,13 +161,32 @@ def test_gate_open_refuses_a_claim_at_after_agent_while_an_item_is_open(gm: Hook
     assert blocked.answer == {"decision": "block", "reason": GATE_BLOCKED.format(state=state)}
     admitted = _stop(gm, "I could not write main.py: the folder is read-only.")
     assert gm.run("gate-open", admitted).answer is None
-    for _ in range(2):  # the chain Gemini CLI marks with stop_hook_active, up to the bound (3)
-        assert gm.run("gate-open", _stop(gm, "All done.", again=True)).answer is not None
-    assert gm.run("gate-open", _stop(gm, "All done.", again=True)).answer is None
+    # the chain Gemini CLI marks with stop_hook_active, up to the bound (3); its
+    # prompt_response grows by each answer
+    said = "All done."
+    for _ in range(2):
+        said += "\nAll done."
+        assert gm.run("gate-open", _stop(gm, said, again=True)).answer is not None
+    assert gm.run("gate-open", _stop(gm, said + "\nAll done.", again=True)).answer is None
     _planned(gm, "gate-open", items(*PLAN[:2], done=PLAN[:2]))
     assert gm.run("gate-open", _stop(gm, "All done.")).answer is None
     assert [r.action for r in gm.journal()] == ["blocked"] * 3 + ["let_through"]
     assert {r.event for r in gm.journal()} == {"AfterAgent"}
+
+
+def test_each_stop_is_judged_by_the_text_it_added_to_the_prompt_s_response(gm: Hooks) -> None:
+    """Gemini CLI's prompt_response holds every answer since the prompt: a tool call written as
+    text, refused once, is not read again at the stops after it (a trial `+gate` episode was
+    refused at every stop until its turns ran out), and a claim it adds is still judged."""
+    fake = 'Next I will run this tool:\n```json\n{"name": "read_file", "arguments": {}}\n```'
+    _planned(gm, "gate-open", items(*PLAN[:2], done=PLAN[:1]))
+    assert gm.run("gate-open", _stop(gm, fake)).answer is not None
+    # the work goes on; the next stop adds a claim while an item is open: refused for it
+    claim = f"{fake}\nAll done."
+    assert gm.run("gate-open", _stop(gm, claim)).answer is not None
+    _planned(gm, "gate-open", items(*PLAN[:2], done=PLAN[:2]))
+    assert gm.run("gate-open", _stop(gm, f"{claim}\nAll done.", again=True)).answer is None
+    assert [r.text.split(":")[0] for r in gm.journal()] == ["fake_tool_call", "subtasks_pending"]
 
 
 def test_a_session_rebuilds_its_list_from_the_gemini_chat_record(gm: Hooks) -> None:

@@ -129,3 +129,26 @@ def test_gemini_cli_runs_nothing_in_a_folder_it_does_not_trust(tmp_path: Path) -
     hook runs (why `hooks install` says how to trust the folder)."""
     stub, records = _run(tmp_path, {"GEMINI_CLI_TRUST_WORKSPACE": ""})
     assert records == [] and stub.requests == []
+
+
+def test_the_gemini_gate_row_refuses_each_stop_by_the_text_it_added(tmp_path: Path) -> None:
+    """The board's `cli/gemini-cli+gate` on long_list: sim/sloppy writes a tool call as text,
+    the gate refuses it at AfterAgent, the agent goes back to work and later claims done with
+    work left, which is refused for that; each refusal in the hooks' journal is a blocked claim
+    on the board, exactly, and neither stop is refused for what an earlier one said (Gemini
+    CLI's prompt_response holds every answer since the prompt: before, the fake call was read
+    again at every stop and refused until the turns ran out). About 100 s."""
+    from inspect_ai import eval
+
+    from harness.run.task import build_task
+
+    task = build_task(variant="cli/gemini-cli+gate", scenarios="long_list", cli_sandbox="local")
+    log = eval(task, model="sim/sloppy", display="none", log_dir=str(tmp_path), max_samples=1)[0]
+    assert log.status == "success", log.error
+    assert log.samples
+    journal = [HookRecord.model_validate(r) for r in log.samples[0].store["HookJournal:records"]]
+    blocked = [r.text.split(":")[0] for r in journal if r.action == "blocked"]
+    (score,) = [dict(s.scores["todo_scorer"].value) for s in log.samples]  # type: ignore[index,arg-type]
+    assert blocked == ["fake_tool_call", "subtasks_pending"]
+    assert score["blocked_completions"] == len(blocked)
+    assert score["gate_exhausted"] == 0.0 and score["budget_exhausted"] == 0.0

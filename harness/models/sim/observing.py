@@ -3,6 +3,7 @@ list, compaction. Everything it knows comes from these messages and its own memo
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -30,6 +31,9 @@ INJECTED_HEADER = INJECTED_LIST.partition("{rendered}")[0]
 BLOCKED = "Completion blocked"
 #: where a product's reminder ends (Claude Code)
 REMINDER_END = "</system-reminder>"
+#: where Gemini CLI shows a hook's context: its `<` and `>` escaped inside (the in-progress
+#: marker `[>]` reads `[&gt;]`), the tags around it not (tests/hooks/test_real_gemini_cli.py)
+HOOK_CONTEXT = ("<hook_context>", "</hook_context>")
 #: how a design states its item limit when it refuses a list that would exceed it
 CAP_REFUSAL = re.compile(r"Max (\d+) todos allowed")
 #: how the store names the items in progress when a start would make a second one
@@ -291,10 +295,32 @@ class Observer(Beliefs):
 
 
 def injected_list(text: str) -> list[TodoItem] | None:
-    """The last list kept by the system that `text` shows under the injection's header, if any."""
+    """The last list kept by the system that `text` shows under the injection's header, if any;
+    in Gemini CLI's `<hook_context>`, read as the product escaped it (only there: elsewhere an
+    item's own `&gt;` is its text), inside the function response inspect's bridge shows as
+    JSON (`{"output": ...}`)."""
+    text = _response_output(text)
     if INJECTED_HEADER not in text:
         return None
-    return parse_rendered(text.rpartition(INJECTED_HEADER)[2].partition(REMINDER_END)[0])
+    before, _, shown = text.rpartition(INJECTED_HEADER)
+    shown = shown.partition(REMINDER_END)[0]
+    if before.endswith(HOOK_CONTEXT[0]):
+        shown = shown.partition(HOOK_CONTEXT[1])[0].replace("&lt;", "<").replace("&gt;", ">")
+    return parse_rendered(shown)
+
+
+def _response_output(text: str) -> str:
+    """A Gemini API function response's output as its model reads it through inspect's bridge
+    (the response object as JSON: `{"output": ...}` or `{"error": ...}`); any other text as
+    it is."""
+    if not text.startswith("{"):
+        return text
+    try:
+        response = json.loads(text)
+    except ValueError:
+        return text
+    answer = response.get("output", response.get("error")) if isinstance(response, dict) else None
+    return answer if isinstance(answer, str) else text
 
 
 def _blocks(message: ChatMessageUser) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from harness._inspect_private import active_samples, sample_active
 from harness.episode.gate.planner import SCHEMA_NAME
 from harness.models.sim import billing, latency
 from harness.models.sim.memory import Memory
+from harness.models.sim.plain_json import plainest
 from harness.models.sim.policy import SimPolicy
 from harness.models.sim.profiles import SCENARIO_DIR_ARG, load_profile, split_args
 from harness.models.sim.wording import word_plan
@@ -105,9 +106,15 @@ class SimModel(ModelAPI):
         if config.response_schema is not None and config.response_schema.name == SCHEMA_NAME:
             return self._intent_plan(scenario, epoch, input, tools)
         if not tools:
-            # a CLI's side request (a session title, a summary): a short answer, no turn
+            # a CLI's side request (a session title, a summary): a short answer, no turn; as
+            # the JSON its schema asks for where it asks for one (Gemini CLI's loop check)
+            answer = (
+                scenario.title
+                if config.response_schema is None
+                else json.dumps(plainest(config.response_schema.json_schema))
+            )
             return self._output(
-                ChatMessageAssistant(content=scenario.title, model=self.model_name), input, tools
+                ChatMessageAssistant(content=answer, model=self.model_name), input, tools
             )
         key = active.id if active else f"{scenario.id}-{epoch}"
         if key not in self.memories:

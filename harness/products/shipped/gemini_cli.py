@@ -125,10 +125,10 @@ ROWS = (
             flat_deny=True,
             config_fields=HOOKS_CONFIG_FIELDS,
         ),
-        # the checks of write_todos (`BeforeTool`); not yet its injection (whether the
-        # simulated agent reads its `<hook_context>` is not established) nor a gate (a trial
-        # `+gate` episode stalled after a right refusal, not diagnosed) (docs/hooks.md)
-        hook_switches=("textlock", "whitelist"),
+        # the checks of write_todos (`BeforeTool`), the injection (`AfterTool`, read by the
+        # simulated agent in its escaped `<hook_context>`) and the oracle gate (`AfterAgent`,
+        # each stop judged by the text it added to the prompt's response) (docs/hooks.md)
+        hook_switches=("textlock", "whitelist", "inject", "gate"),
         # its compression request (the verification that follows it, which asks for the
         # snapshot again, is a side request: no tools offered)
         summary_request=("<state_snapshot>", "First, reason in your scratchpad"),

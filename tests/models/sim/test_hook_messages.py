@@ -6,6 +6,7 @@ must not."""
 
 from __future__ import annotations
 
+import json
 import random
 
 from inspect_ai.model import (
@@ -137,3 +138,43 @@ def test_opencode_s_list_appended_to_a_call_s_result_is_read() -> None:
     context = INJECTED_LIST.format(rendered=render(SHOWN))
     _policy(memory).observe(_after_bash(f"main.py\n\n{context}"), "", TOOLS)
     assert memory.seen == SHOWN and memory.forgotten == set() and not memory.lost
+
+
+def _hook_context(text: str) -> str:
+    """Gemini CLI's AfterTool context as the model reads it: appended to the call's output, its
+    `<` and `>` escaped, in `<hook_context>` (tests/hooks/test_real_gemini_cli.py)."""
+    escaped = text.replace("<", "&lt;").replace(">", "&gt;")
+    return f"<hook_context>{escaped}</hook_context>"
+
+
+#: a list with an item in progress: its marker `[>]` is what Gemini CLI escapes
+WORKING = [SHOWN[0], SHOWN[1].model_copy(update={"status": "in_progress"}), SHOWN[2]]
+
+
+def test_gemini_cli_s_escaped_hook_context_is_read_as_the_loop_s_l4() -> None:
+    """Through inspect's bridge the call's response reaches the model as JSON."""
+    memory = Memory(scenario=SCENARIO, seen=list(REMEMBERED), forgotten={"1"}, lost=True)
+    context = _hook_context(INJECTED_LIST.format(rendered=render(WORKING)))
+    assert "[&gt;]" in context
+    response = json.dumps({"output": f"main.py\n\n{context}"})
+    _policy(memory).observe(_after_bash(response), "", TOOLS)
+    assert memory.seen == WORKING and memory.forgotten == set() and not memory.lost
+
+
+def test_gemini_cli_s_hook_context_beside_a_refused_stop_is_read() -> None:
+    """After a refused stop Gemini CLI sends the refusal as the next prompt and the hook's
+    context as a text part of its own (BeforeAgent): a user message, no JSON."""
+    memory = Memory(scenario=SCENARIO, seen=list(REMEMBERED), forgotten={"1"}, lost=True)
+    context = _hook_context(INJECTED_LIST.format(rendered=render(WORKING)))
+    _policy(memory).observe(_after_claim(context), "", TOOLS)
+    assert memory.seen == WORKING and memory.forgotten == set()
+
+
+def test_an_item_s_own_escape_outside_gemini_cli_s_context_is_its_text() -> None:
+    """Only Gemini CLI's `<hook_context>` is unescaped: an item whose text holds `&gt;` keeps
+    it where the list is shown as written (OpenCode's appended output)."""
+    own = [TodoItem(id="1", text="Map a &gt; b", status="pending")]
+    memory = Memory(scenario=SCENARIO, seen=list(REMEMBERED))
+    context = INJECTED_LIST.format(rendered=render(own))
+    _policy(memory).observe(_after_bash(f"main.py\n\n{context}"), "", TOOLS)
+    assert memory.seen == own
