@@ -48,13 +48,18 @@ SCRIPT: list[Turn] = [
 ]
 
 
-def _run(tmp: Path, env: dict[str, str] | None = None) -> tuple[GeminiStub, list[HookRecord]]:
+def _run(
+    tmp: Path,
+    env: dict[str, str] | None = None,
+    script: list[Turn] = SCRIPT,
+    fixes: str = "whitelist,inject,gate-open",
+) -> tuple[GeminiStub, list[HookRecord]]:
     project = tmp / "project"
     project.mkdir()
-    assert main(["hooks", "install", "--product", gemini_cli.CLI, "--fix",
-                 "whitelist,inject,gate-open", str(project)]) == 0  # fmt: skip
+    assert main(["hooks", "install", "--product", gemini_cli.CLI, "--fix", fixes,
+                 str(project)]) == 0  # fmt: skip
     journal = tmp / "hooks.jsonl"
-    stub = GeminiStub(SCRIPT)
+    stub = GeminiStub(script)
     hooks = {HOOK_JOURNAL: str(journal), HOOK_STATE: str(tmp / "state")}
     with serving(stub):
         done = gemini_run(binary(GEMINI), project, tmp / "home", stub, "Write a.md and b.md",
@@ -131,24 +136,25 @@ def test_gemini_cli_runs_nothing_in_a_folder_it_does_not_trust(tmp_path: Path) -
     assert records == [] and stub.requests == []
 
 
-def test_the_gemini_gate_row_refuses_each_stop_by_the_text_it_added(tmp_path: Path) -> None:
-    """The board's `cli/gemini-cli+gate` on long_list: sim/sloppy writes a tool call as text,
-    the gate refuses it at AfterAgent, the agent goes back to work and later claims done with
-    work left, which is refused for that; each refusal in the hooks' journal is a blocked claim
-    on the board, exactly, and neither stop is refused for what an earlier one said (Gemini
-    CLI's prompt_response holds every answer since the prompt: before, the fake call was read
-    again at every stop and refused until the turns ran out). About 100 s."""
-    from inspect_ai import eval
+#: a tool call written as text, as sim/sloppy writes one (a fault the gate refuses)
+FAKE_CALL = 'Next I will run this tool:\n```json\n{"name": "read_file", "arguments": {}}\n```'
 
-    from harness.run.task import build_task
 
-    task = build_task(variant="cli/gemini-cli+gate", scenarios="long_list", cli_sandbox="local")
-    log = eval(task, model="sim/sloppy", display="none", log_dir=str(tmp_path), max_samples=1)[0]
-    assert log.status == "success", log.error
-    assert log.samples
-    journal = [HookRecord.model_validate(r) for r in log.samples[0].store["HookJournal:records"]]
-    blocked = [r.text.split(":")[0] for r in journal if r.action == "blocked"]
-    (score,) = [dict(s.scores["todo_scorer"].value) for s in log.samples]  # type: ignore[index,arg-type]
-    assert blocked == ["fake_tool_call", "subtasks_pending"]
-    assert score["blocked_completions"] == len(blocked)
-    assert score["gate_exhausted"] == 0.0 and score["budget_exhausted"] == 0.0
+def test_a_stop_is_judged_by_the_text_it_added_not_by_an_earlier_refused_one(
+    tmp_path: Path,
+) -> None:
+    """Gemini CLI's AfterAgent `prompt_response` holds every answer since the prompt: the gate
+    refuses the tool call written as text once, and the claim that follows the finished work
+    goes through (judged whole, the fake call was read again at every stop: a trial `+gate`
+    board episode was refused until its turns ran out)."""
+    script: list[Turn] = [
+        [Call(TODOS.tool, PLANNED)],
+        [Say(FAKE_CALL)],  # refused: nothing was executed
+        [Call(TODOS.tool, KEPT)],
+        [Say(CLAIM)],  # every item done: the claim ends the run
+    ]
+    stub, records = _run(tmp_path, script=script, fixes="gate-open")
+    assert [(r.event, r.action, r.text.split(":")[0]) for r in records] == [
+        ("AfterAgent", "blocked", "fake_tool_call")
+    ]
+    assert len(stub.requests) == len(script)
