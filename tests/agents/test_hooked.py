@@ -42,11 +42,8 @@ def test_every_hook_switch_names_a_fix_and_round_trips_through_its_label() -> No
             "takes no +heuristic (its hook switches: +textlock, +whitelist, +inject, +gate)",
         ),
         ("cli/opencode+gate", "takes no +gate (its hook switches: +textlock, +whitelist, +inject)"),
-        # Gemini CLI's the write_todos checks, the injection and the oracle gate
-        (
-            "cli/gemini-cli+heuristic",
-            "takes no +heuristic (its hook switches: +textlock, +whitelist, +inject, +gate)",
-        ),
+        # Gemini CLI's takes every fix, as Claude Code's TodoWrite row
+        ("cli/gemini-cli+gate+heuristic", "two gates"),
     ],
 )
 def test_a_switch_the_product_cannot_take_is_refused(name: str, said: str) -> None:

@@ -125,10 +125,10 @@ ROWS = (
             flat_deny=True,
             config_fields=HOOKS_CONFIG_FIELDS,
         ),
-        # the checks of write_todos (`BeforeTool`), the injection (`AfterTool`, read by the
-        # simulated agent in its escaped `<hook_context>`) and the oracle gate (`AfterAgent`,
+        # every fix: the checks of write_todos (`BeforeTool`), the injection (`AfterTool`, read
+        # by the simulated agent in its escaped `<hook_context>`) and the gates (`AfterAgent`,
         # each stop judged by the text it added to the prompt's response) (docs/hooks.md)
-        hook_switches=("textlock", "whitelist", "inject", "gate"),
+        hook_switches=("textlock", "whitelist", "inject", "gate", "heuristic"),
         # its compression request (the verification that follows it, which asks for the
         # snapshot again, is a side request: no tools offered)
         summary_request=("<state_snapshot>", "First, reason in your scratchpad"),
