@@ -138,6 +138,20 @@ def injections(records: list[HookRecord], turn_times: list[float]) -> list[Injec
     ]
 
 
+def standing_blocks(records: list[HookRecord]) -> list[HookRecord]:
+    """The main thread's blocked stops, less those taken back: a `withdrawn` record takes back
+    its session's last block (its text preceded tool calls: OpenCode's plugin)."""
+    standing: list[HookRecord] = []
+    for r in (r for r in records if not r.agent_id):
+        if r.action == "blocked":
+            standing.append(r)
+        elif r.action == "withdrawn":
+            ours = [i for i, block in enumerate(standing) if block.session_id == r.session_id]
+            if ours:
+                del standing[ours[-1]]
+    return standing
+
+
 def overridden(records: list[HookRecord], ledger: Ledger, last_request: float) -> bool:
     """Whether the product ended the episode on a stop its hook had blocked: Claude Code ends a
     turn after a number of Stop-hook blocks in a row with no tool call between them
@@ -145,8 +159,7 @@ def overridden(records: list[HookRecord], ledger: Ledger, last_request: float) -
     journal has one block more than the ledger, that block came after the product's last
     model request (`last_request`, wall clock as the journal's), and the ledger ends on the
     claim, unblocked."""
-    main = [r for r in records if not r.agent_id]
-    blocks = [r for r in main if r.action == "blocked"]
+    blocks = standing_blocks(records)
     claims = sum(1 for c in ledger.of(ClaimEvent) if c.blocked)
     last = ledger.events[-1] if ledger.events else None
     return (
@@ -172,8 +185,7 @@ def disagreements(records: list[HookRecord], ledger: Ledger, last_request: float
         and (event := todo.get(r.tool_use_id)) is not None
         and event.accepted
     ]
-    blocked = sum(1 for r in main if r.action == "blocked")
-    blocked -= overridden(records, ledger, last_request)
+    blocked = len(standing_blocks(records)) - overridden(records, ledger, last_request)
     claims = sum(1 for c in ledger.of(ClaimEvent) if c.blocked)
     if blocked != claims:
         problems.append(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from harness.hooks import inject, listlock, stop_gate
 from harness.hooks.hosts import Host
 from harness.hooks.journal import Action
-from harness.hooks.protocol import Answer, HookInput, block
+from harness.hooks.protocol import STOP_WITHDRAWN, Answer, HookInput, block
 from harness.hooks.state import HookState, apply_list
 
 
@@ -52,6 +52,8 @@ def handle(fixes: tuple[str, ...], host: Host, payload: HookInput, state: HookSt
         if not stop_gate.spend(state, payload.stop_hook_active):
             return Outcome(None, "let_through", f"{refusal.reason}: {stop_gate.max_blocks()} spent")
         return Outcome(block(refusal.reply), "blocked", f"{refusal.reason}: {refusal.reply}")
+    if event == STOP_WITHDRAWN and stop_gate.withdraw(state):
+        return Outcome(None, "withdrawn", "the refused text preceded tool calls: it was no stop")
     return NOTHING
 
 

@@ -13,11 +13,12 @@ from pydantic import BaseModel
 #: the environment variable naming the journal file
 HOOK_JOURNAL = "TODO_BENCH_HOOK_JOURNAL"
 
-Action = Literal["denied", "injected", "blocked", "let_through", "failed"]
+Action = Literal["denied", "injected", "blocked", "withdrawn", "let_through", "failed"]
 
 
 class HookRecord(BaseModel):
-    """One thing a hook did: a denied TodoWrite, injected context, a blocked stop, a stop let
+    """One thing a hook did: a denied TodoWrite, injected context, a blocked stop, a block taken
+    back because its text was no stop (`withdrawn`: OpenCode's plugin, `plugin.py`), a stop let
     through only because the refusals were spent (`let_through`), or its own failure."""
 
     time: float

@@ -16,9 +16,13 @@ point:
   that writes the text, so a refusal is sent there as a user message (`noReply`), and the loop,
   finding a user message its last answer does not answer, asks the model again. It fires for
   every text part: a text whose message already holds a tool call is no stop and is not judged
-  (so with OpenAI-compatible providers, which end a text after the step's tool calls); a
+  (so with OpenAI-compatible providers, which end a text after the step's tool calls). A
   provider that ends a text before the tool calls that follow it (Anthropic's API ends each
-  content block first) has that text judged as a stop, refused if it reads as a claim.
+  content block first) has that text judged before anyone knows whether it ends the turn; if a
+  tool call of the same step follows (`tool.execute.before` before the next model request,
+  `experimental.chat.messages.transform`), the refusal is taken back: its part is marked
+  `ignored` (OpenCode leaves such a part out of every request, so the model never reads it) and
+  the program is told (`StopWithdrawn`), which journals `withdrawn` and uncounts the block.
 """
 
 from __future__ import annotations
@@ -70,6 +74,12 @@ const context = (answer) => answer?.hookSpecificOutput?.additionalContext;
 export const TodoBench = async ({ client, directory }) => {
   // per session: a stop the gate refused is being continued, and the refusal it sent
   const refused = new Map();
+  // per session, in the step since its last model request: a refusal sent that the step may
+  // yet take back (`Stop` in plugin.py), with its text part and what `refused` held before it;
+  // that the step has called a tool; a judgment of its text under way
+  const pending = new Map();
+  const calling = new Set();
+  const judging = new Map();
   const event = (sessionID, name, fields = {}) => ({
     session_id: sessionID,
     hook_event_name: name,
@@ -77,8 +87,56 @@ export const TodoBench = async ({ client, directory }) => {
     transcript_path: "",
     ...fields,
   });
+  const restore = (sessionID, before) =>
+    before === undefined ? refused.delete(sessionID) : refused.set(sessionID, before);
+  // the step that wrote the refused text calls a tool: the text was no stop
+  const withdraw = async (sessionID) => {
+    const sent = pending.get(sessionID);
+    if (!sent) return;
+    pending.delete(sessionID);
+    restore(sessionID, sent.before);
+    const { id, messageID } = sent.part;
+    await client._client.patch({
+      url: "/session/{sessionID}/message/{messageID}/part/{partID}",
+      path: { sessionID, messageID, partID: id },
+      body: { ...sent.part, ignored: true },
+    }).catch(() => {});
+    await ask(event(sessionID, "StopWithdrawn"));
+  };
+  // `text` ends a step of the session's main thread that has called no tool yet: the gate's
+  // refusal is sent as a user message, pending until the step calls a tool or the next request
+  const judge = async (sessionID, messageID, text) => {
+    const session = await client.session.get({ path: { id: sessionID } }).catch(() => null);
+    if (session?.data?.parentID) return; // a subagent's answer: the gates judge the main thread
+    const message = await client.session
+      .message({ path: { id: sessionID, messageID } })
+      .catch(() => null);
+    if (message?.data?.parts?.some((p) => p.type === "tool")) return; // not a stop: it calls
+    const answer = await ask(event(sessionID, "Stop", {
+      stop_hook_active: refused.has(sessionID), last_assistant_message: text,
+    }));
+    if (answer?.decision !== "block") return;
+    const before = refused.get(sessionID);
+    refused.set(sessionID, answer.reason);
+    const sent = await client.session.prompt({
+      path: { id: sessionID },
+      body: { noReply: true, parts: [{ type: "text", text: answer.reason }] },
+    }).catch(() => null);
+    if (!sent) return restore(sessionID, before);
+    const part = sent.data?.parts?.find((p) => p.type === "text");
+    if (part) pending.set(sessionID, { part, before });
+  };
   return {
+    "experimental.chat.messages.transform": async (_input, output) => {
+      // a new model request: a refusal sent in the step before it stands
+      const sessionID = output.messages?.[0]?.info?.sessionID;
+      for (const held of [pending, calling, judging]) held.delete(sessionID);
+    },
     "tool.execute.before": async (input, output) => {
+      // the AI SDK runs a call as soon as it is read, beside a judgment of the text before it
+      calling.add(input.sessionID);
+      await judging.get(input.sessionID);
+      await withdraw(input.sessionID);
       if (!wants("PreToolUse", input.tool)) return;
       const answer = await ask(event(input.sessionID, "PreToolUse", {
         tool_name: input.tool, tool_input: output.args ?? {}, tool_use_id: input.callID,
@@ -112,22 +170,10 @@ export const TodoBench = async ({ client, directory }) => {
       if (text) output.context.push(text);
     },
     "experimental.text.complete": async (input, output) => {
-      if (!wants("Stop", "")) return;
-      const session = await client.session.get({ path: { id: input.sessionID } }).catch(() => null);
-      if (session?.data?.parentID) return; // a subagent's answer: the gates judge the main thread
-      const message = await client.session
-        .message({ path: { id: input.sessionID, messageID: input.messageID } })
-        .catch(() => null);
-      if (message?.data?.parts?.some((p) => p.type === "tool")) return; // not a stop: it calls
-      const answer = await ask(event(input.sessionID, "Stop", {
-        stop_hook_active: refused.has(input.sessionID), last_assistant_message: output.text,
-      }));
-      if (answer?.decision !== "block") return;
-      refused.set(input.sessionID, answer.reason);
-      await client.session.prompt({
-        path: { id: input.sessionID },
-        body: { noReply: true, parts: [{ type: "text", text: answer.reason }] },
-      }).catch(() => refused.delete(input.sessionID));
+      if (!wants("Stop", "") || calling.has(input.sessionID)) return; // a step that calls
+      const judged = judge(input.sessionID, input.messageID, output.text);
+      judging.set(input.sessionID, judged);
+      await judged;
     },
   };
 };

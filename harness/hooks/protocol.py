@@ -104,6 +104,10 @@ Answer = dict[str, Any]
 
 #: the events the fixes act at, by Claude Code's names (the fixes' own)
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "Stop")
+#: todo-bench's own event, which no product sends: the text the last `Stop` judged and blocked
+#: was no stop (the step went on to call tools), so the block is taken back. OpenCode's plugin
+#: sends it: it must judge a text before it knows whether calls follow (`plugin.py`)
+STOP_WITHDRAWN = "StopWithdrawn"
 
 
 @dataclass(frozen=True)

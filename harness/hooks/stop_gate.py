@@ -170,6 +170,16 @@ def added_text(state: HookState, payload: HookInput) -> str:
     return text[len(judged) :].lstrip() if judged and text.startswith(judged) else text
 
 
+def withdraw(state: HookState) -> bool:
+    """Take back the last refusal (its text was no stop): it no longer counts against the
+    bound; False when there is none to take back."""
+    if state.blocks == 0:
+        return False
+    state.blocks -= 1
+    state.blocks_in_row = max(0, state.blocks_in_row - 1)
+    return True
+
+
 def spend(state: HookState, stop_hook_active: bool) -> bool:
     """Count one refusal against the bound; False when the bound is already spent."""
     if not stop_hook_active:

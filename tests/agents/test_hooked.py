@@ -35,14 +35,13 @@ def test_every_hook_switch_names_a_fix_and_round_trips_through_its_label() -> No
         ("cli/claude-code-tasks+textlock", "takes no +textlock"),
         ("cli/claude-code-todowrite+gate+heuristic", "two gates"),
         ("cli/claude-code-todowrite+planner", "takes no +planner"),
-        # Codex CLI's row takes the update_plan checks, the injection and the oracle gate;
-        # OpenCode's the todowrite checks and the injection
+        # Codex CLI's row takes the update_plan checks, the injection and the oracle gate
         (
             "cli/codex+heuristic",
             "takes no +heuristic (its hook switches: +textlock, +whitelist, +inject, +gate)",
         ),
-        ("cli/opencode+gate", "takes no +gate (its hook switches: +textlock, +whitelist, +inject)"),
-        # Gemini CLI's takes every fix, as Claude Code's TodoWrite row
+        # OpenCode's and Gemini CLI's take every fix, as Claude Code's TodoWrite row
+        ("cli/opencode+heuristic+gate", "two gates"),
         ("cli/gemini-cli+gate+heuristic", "two gates"),
     ],
 )
@@ -95,6 +94,16 @@ def test_a_denial_the_product_did_not_honour_and_an_unseen_block_are_problems() 
     assert len(problems) == 2
     assert "denied TodoWrite call c1" in problems[0]
     assert "blocked 1 stop(s); the product went on after 0" in problems[1]
+
+
+def test_a_withdrawn_block_is_no_stop_the_product_went_on_after() -> None:
+    """OpenCode's plugin takes back a block whose text preceded tool calls: the ledger has no
+    blocked claim for it, and the two agree; a block left standing is still a problem."""
+    withdrawn = [_record("blocked"), _record("withdrawn"), _record("blocked")]
+    assert disagreements(withdrawn, _ledger(accepted=False, blocked=1), 9.0) == []
+    standing = [_record("blocked"), _record("blocked")]
+    (problem,) = disagreements(standing, _ledger(accepted=False, blocked=1), 9.0)
+    assert "blocked 2 stop(s); the product went on after 1" in problem
 
 
 def _ended_on_a_claim(ledger: Ledger) -> Ledger:

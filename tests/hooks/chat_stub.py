@@ -68,10 +68,44 @@ class ChatStub(Scripted):
         return out + b"data: [DONE]\n\n"
 
 
-def config(stub: ChatStub) -> dict[str, Any]:
+def _anthropic(kind: str, **data: Any) -> bytes:
+    return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
+
+
+@dataclass
+class AnthropicStub(Scripted):
+    """The same script as Anthropic's Messages API streams it (`@ai-sdk/anthropic`, which the
+    binary carries too): each text and each call a content block of its own, a text's block
+    ended before the calls that follow it, as the board's provider (through inspect's bridge)
+    sends them; OpenCode then reads a text's end before it knows whether calls follow."""
+
+    def answer(self, body: dict[str, Any]) -> bytes:
+        index, turn = self.next_turn(body)
+        usage = {"input_tokens": 1, "output_tokens": 1}
+        message = {"id": f"msg_{index}", "type": "message", "role": "assistant",
+                   "model": "scripted", "content": [], "usage": usage}  # fmt: skip
+        out = _anthropic("message_start", message=message)
+        for position, step in enumerate(turn):
+            if isinstance(step, Say):
+                block: dict[str, Any] = {"type": "text", "text": ""}
+                delta = {"type": "text_delta", "text": step.text}
+            else:
+                block = {"type": "tool_use", "id": f"toolu_{index}_{position}",
+                         "name": step.name, "input": {}}  # fmt: skip
+                delta = {"type": "input_json_delta", "partial_json": json.dumps(step.arguments)}
+            out += _anthropic("content_block_start", index=position, content_block=block)
+            out += _anthropic("content_block_delta", index=position, delta=delta)
+            out += _anthropic("content_block_stop", index=position)
+        calls = any(isinstance(step, Call) for step in turn)
+        stop = {"stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None}
+        out += _anthropic("message_delta", delta=stop, usage={"output_tokens": 1})
+        return out + _anthropic("message_stop")
+
+
+def config(stub: Scripted) -> dict[str, Any]:
     """OpenCode's inline config: the OpenCode row's own keys and the stub as a provider."""
     provider = {
-        "npm": "@ai-sdk/openai-compatible",
+        "npm": "@ai-sdk/anthropic" if isinstance(stub, AnthropicStub) else "@ai-sdk/openai-compatible",
         "name": "stub",
         "options": {"baseURL": f"http://127.0.0.1:{stub.port}/v1", "apiKey": "stub"},
         "models": {
@@ -89,7 +123,7 @@ def opencode_run(
     binary: Path,
     project: Path,
     home: Path,
-    stub: ChatStub,
+    stub: Scripted,
     prompt: str,
     env: dict[str, str] | None = None,
     timeout: float = 120,

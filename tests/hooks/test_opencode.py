@@ -22,6 +22,7 @@ from harness.commands import main
 from harness.episode.prompts import GATE_BLOCKED
 from harness.hooks.hosts import HOSTS
 from harness.hooks.plugin import MARKER, plugin_text
+from harness.hooks.protocol import STOP_WITHDRAWN
 from harness.products.shipped import opencode
 from tests.helpers import DOCS
 from tests.hooks.conftest import Hooks, denial
@@ -126,6 +127,21 @@ def test_gate_open_blocks_a_claim_while_an_item_is_open(oc: Hooks) -> None:
     oc.run("gate-open", _todo(oc, "PostToolUse", items(*PLAN[:2], done=PLAN[:2])))
     assert oc.run("gate-open", stop).answer is None
     assert [r.action for r in oc.journal()] == ["blocked"]
+
+
+def test_a_withdrawn_block_no_longer_counts_against_the_bound(oc: Hooks) -> None:
+    """A block whose text preceded tool calls is taken back (`StopWithdrawn`): with a bound of
+    one refusal in a row, the next stop of the chain is refused again, not let through; with
+    nothing to take back, the event does nothing."""
+    bound = {"TODO_BENCH_HOOK_MAX_BLOCKS": "1"}
+    oc.run("gate-open", _todo(oc, "PostToolUse", items(*PLAN)))
+    assert oc.run("gate-open", oc.event(STOP_WITHDRAWN), **bound).answer is None
+    assert oc.run("gate-open", _stop(oc), **bound).answer is not None
+    assert oc.run("gate-open", oc.event(STOP_WITHDRAWN), **bound).answer is None
+    again = oc.event("Stop", stop_hook_active=True, last_assistant_message="All done.")
+    assert oc.run("gate-open", again, **bound).answer is not None  # the withdrawn one is uncounted
+    assert oc.run("gate-open", again, **bound).answer is None  # now the bound is spent
+    assert [r.action for r in oc.journal()] == ["blocked", "withdrawn", "blocked", "let_through"]
 
 
 def _stop(hooks: Hooks, text: str = "All done.") -> dict[str, Any]:
@@ -290,6 +306,8 @@ DRIVER = textwrap.dedent(
       await hooks["tool.execute.before"](call("todowrite"), { args: dropped });
       out.denied = null;
     } catch (error) { out.denied = error.message; }
+    const request = { messages: [{ info: { sessionID: "s1" }, parts: [] }] };
+    await hooks["experimental.chat.messages.transform"]({}, request); // the next model request
     const text = { sessionID: "s1", messageID: "m1", partID: "p1" };
     parts = [{ type: "text" }, { type: "tool" }]; // a text with a call: no stop, not judged
     await hooks["experimental.text.complete"](text, { text: "All done." });
@@ -312,8 +330,54 @@ DRIVER = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-def test_the_generated_plugin_applies_the_hook_programs_answers(tmp_path: Path) -> None:
+#: a refused text followed by a call of its own step (Anthropic's API ends a text block before
+#: the tool calls), the call started while the text is judged: the refusal is taken back; a text
+#: after a call of its step: not judged; a refused final answer, then a new request: it stands,
+#: and a call after it takes nothing back
+WITHDRAWING = textwrap.dedent(
+    """
+    const { TodoBench } = await import(process.argv[2]);
+    const sent = [], patched = [];
+    let made = 0;
+    const client = {
+      session: {
+        get: async () => ({ data: { id: "s1" } }),
+        message: async () => ({ data: { info: {}, parts: [{ type: "text" }] } }),
+        prompt: async (request) => {
+          sent.push(request);
+          made += 1;
+          const part = { id: `prt_${made}`, sessionID: "s1", messageID: `msg_${made}`,
+                         type: "text", text: request.body.parts[0].text };
+          return { data: { info: { id: part.messageID }, parts: [part] } };
+        },
+      },
+      _client: { patch: async (request) => { patched.push(request); return { data: {} }; } },
+    };
+    const hooks = await TodoBench({ client, directory: process.argv[3] });
+    const call = (tool, args) => ({ tool, sessionID: "s1", callID: "c1", args });
+    const planned = { todos: [{ content: "Write a.md", status: "pending", priority: "high" }] };
+    await hooks["tool.execute.after"](call("todowrite", planned), { output: "[]" });
+    const text = { sessionID: "s1", messageID: "m1", partID: "p1" };
+    const request = { messages: [{ info: { sessionID: "s1" }, parts: [] }] };
+    await hooks["experimental.chat.messages.transform"]({}, request);
+    // the AI SDK starts the step's call while the text before it is being judged
+    const judged = hooks["experimental.text.complete"](text, { text: "All done." });
+    await hooks["tool.execute.before"](call("read"), { args: { filePath: "a.md" } });
+    await judged;
+    // a text after a call of its own step is not judged at all
+    await hooks["experimental.text.complete"](text, { text: "All done." });
+    await hooks["experimental.chat.messages.transform"]({}, request);
+    await hooks["experimental.text.complete"](text, { text: "All done." });
+    await hooks["experimental.chat.messages.transform"]({}, request);
+    await hooks["tool.execute.before"](call("read"), { args: { filePath: "a.md" } });
+    console.log(JSON.stringify({ sent: sent.length, patched }));
+    """
+)
+
+
+def _node_plugin(tmp_path: Path, driver_text: str) -> tuple[dict[str, Any], Hooks]:
+    """The plugin installed with whitelist, inject and gate-open, driven by `driver_text`
+    under node against the real hook program: what the driver printed, and the hooks."""
     project = tmp_path / "project"
     project.mkdir()
     program = Path(sys.executable).parent / "todo-bench-hook"
@@ -322,11 +386,29 @@ def test_the_generated_plugin_applies_the_hook_programs_answers(tmp_path: Path) 
     module = tmp_path / "todo-bench.mjs"  # node reads `export` from a .mjs file
     shutil.copy(_plugin(project), module)
     driver = tmp_path / "driver.mjs"
-    driver.write_text(DRIVER, encoding="utf-8")
+    driver.write_text(driver_text, encoding="utf-8")
     hooks = Hooks(tmp_path)
     done = subprocess.run(["node", str(driver), str(module), str(project)], env=hooks.env,
                           capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
-    out = json.loads(done.stdout)
+    return json.loads(done.stdout), hooks
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_plugin_takes_back_a_refusal_whose_step_calls_a_tool(tmp_path: Path) -> None:
+    out, hooks = _node_plugin(tmp_path, WITHDRAWING)
+    actions = [r.action for r in hooks.journal()]
+    assert actions == ["injected", "blocked", "withdrawn", "blocked"]
+    assert out["sent"] == 2
+    # the first refusal's part, and only it, is marked ignored: the model never reads it
+    (patch,) = out["patched"]
+    assert patch["path"] == {"sessionID": "s1", "messageID": "msg_1", "partID": "prt_1"}
+    refusal = hooks.journal()[1].text.split(": ", 1)[1]
+    assert patch["body"]["ignored"] is True and patch["body"]["text"] == refusal
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_generated_plugin_applies_the_hook_programs_answers(tmp_path: Path) -> None:
+    out, hooks = _node_plugin(tmp_path, DRIVER)
     records = hooks.journal()
     assert [r.action for r in records] == ["injected", "denied", "blocked", "injected",
                                            "injected"]  # fmt: skip

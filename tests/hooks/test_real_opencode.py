@@ -20,7 +20,7 @@ from harness.hooks.hosts import HOSTS
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
 from harness.products.shipped import opencode
-from tests.hooks.chat_stub import OPENCODE, ChatStub, opencode_run
+from tests.hooks.chat_stub import OPENCODE, AnthropicStub, ChatStub, opencode_run
 from tests.hooks.conftest import counted
 from tests.hooks.responses_stub import Call, Say, Turn, serving
 
@@ -54,13 +54,14 @@ SCRIPT: list[Turn] = [
 ]
 
 
-def _run(tmp: Path) -> tuple[ChatStub, list[HookRecord], Path]:
+def _run(
+    tmp: Path, stub: ChatStub | AnthropicStub | None = None, fixes: str = "whitelist,inject,gate-open"
+) -> tuple[ChatStub | AnthropicStub, list[HookRecord], Path]:
     project = tmp / "project"
     project.mkdir()
-    assert main(["hooks", "install", "--product", "opencode", "--fix",
-                 "whitelist,inject,gate-open", str(project)]) == 0  # fmt: skip
+    assert main(["hooks", "install", "--product", "opencode", "--fix", fixes, str(project)]) == 0
     journal = tmp / "hooks.jsonl"
-    stub = ChatStub(SCRIPT)
+    stub = stub or ChatStub(SCRIPT)
     env = {HOOK_JOURNAL: str(journal), HOOK_STATE: str(tmp / "state")}
     with serving(stub):
         done = opencode_run(binary(OPENCODE), project, tmp / "home", stub, "Write a.md and b.md",
@@ -106,3 +107,26 @@ def test_opencode_meets_the_whitelist_the_injection_and_the_gate(tmp_path: Path)
     # uninstall takes the plugin out again; OpenCode's own files in .opencode stay
     assert main(["hooks", "uninstall", "--product", "opencode", str(project)]) == 0
     assert not (project / HOST.config).exists()
+
+
+#: a claim written before a call of the same answer (Anthropic's API ends the text's block
+#: first, as the board's provider does): judged at its end with an item open, refused, and taken
+#: back when the call runs; the claim after the work goes through
+CLAIM_THEN_CALL: list[Turn] = [
+    [Call(TOOL, PLANNED)],
+    [Say(CLAIM), Call(opencode.SHELL.tool, SHELL)],
+    [Call(TOOL, KEPT)],
+    [Say(CLAIM)],
+]
+
+
+def test_a_refused_text_whose_answer_calls_a_tool_is_taken_back(tmp_path: Path) -> None:
+    stub, records, _ = _run(tmp_path, AnthropicStub(CLAIM_THEN_CALL), "gate-open")
+    assert [(r.event, r.action) for r in records] == [("Stop", "blocked"),
+                                                      ("StopWithdrawn", "withdrawn")]  # fmt: skip
+    reply = records[0].text.split(": ", 1)[1]
+    assert len(stub.requests) == len(CLAIM_THEN_CALL)
+    # the model never reads the refusal: OpenCode leaves its ignored part out of every request
+    told = [json.dumps(m) for request in stub.requests for m in request["messages"]]
+    assert not any(reply[:40] in message for message in told)
+    assert (tmp_path / "project" / "b.md").is_file()

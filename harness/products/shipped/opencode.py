@@ -103,10 +103,10 @@ ROWS = (
             "experimental.session.compacting; session.idle comes after the run's exit",
             notice=PLUGIN_NOTICE,
         ),
-        # through its plugin, the checks of todowrite (`tool.execute.before`) and the injection
-        # (`tool.execute.after`: appended to the call's output); its gates are not board rows
-        # yet (docs/hooks.md)
-        hook_switches=("textlock", "whitelist", "inject"),
+        # through its plugin: the checks of todowrite (`tool.execute.before`), the injection
+        # (`tool.execute.after`: appended to the call's output) and the gates (a refusal sent
+        # at `experimental.text.complete`, taken back if the step calls a tool: plugin.py)
+        hook_switches=("textlock", "whitelist", "inject", "gate", "heuristic"),
         # both its forms: a first summary, and one that updates the last
         summary_request=("Here is the conversation so far:", "<conversation>"),
         no_compaction="its headless `opencode run`, as inspect-swe runs it, has no compaction "
