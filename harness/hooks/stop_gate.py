@@ -152,21 +152,22 @@ def review(
     gate = chosen(fixes)
     if gate is None:
         return None
-    text = readable(added_text(state, payload))
+    text = readable(added_text(state.judged_response, payload))
+    if payload.prompt_response is not None:  # Gemini CLI: the next stop adds to this one
+        state.judged_response = payload.prompt_response
     tracker = _tracker(gate, state, payload.cwd)
     # the fake-call guard: the product's tools a final message might spell out
     return verdict.review(text, classify_ending(text), tracker, list(host.tool_names))
 
 
-def added_text(state: HookState, payload: HookInput) -> str:
+def added_text(judged: str, payload: HookInput) -> str:
     """The text this stop adds. Claude Code and Codex CLI send the last message; Gemini CLI's
     `prompt_response` holds every answer since the prompt, a refused stop's among them, so a
-    later stop is judged by what follows the text judged last: a fake call refused once was
-    otherwise read again at every stop after it, and refused until the turns ran out."""
+    later stop is judged by what follows `judged`, the text judged last: a fake call refused
+    once was otherwise read again at every stop after it, and refused until the turns ran out."""
     text = payload.final_message
     if payload.last_assistant_message or payload.prompt_response is None:
         return text
-    judged, state.judged_response = state.judged_response, text
     return text[len(judged) :].lstrip() if judged and text.startswith(judged) else text
 
 

@@ -22,7 +22,7 @@ from harness.agents.binaries import tool
 from harness.agents.runners import _config_tree, seed_plugin_sdk
 from harness.products.catalog import PRODUCTS
 from harness.products.shipped import opencode
-from tests.hooks.responses_stub import Call, Say, Scripted
+from tests.hooks.responses_stub import Call, Say, Scripted, sse_event
 
 OPENCODE = PRODUCTS["cli/opencode"]
 #: the provider and model `opencode run` is told to use (the stub answers whatever the id)
@@ -68,10 +68,6 @@ class ChatStub(Scripted):
         return out + b"data: [DONE]\n\n"
 
 
-def _anthropic(kind: str, **data: Any) -> bytes:
-    return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
-
-
 @dataclass
 class AnthropicStub(Scripted):
     """The same script as Anthropic's Messages API streams it (`@ai-sdk/anthropic`, which the
@@ -84,7 +80,7 @@ class AnthropicStub(Scripted):
         usage = {"input_tokens": 1, "output_tokens": 1}
         message = {"id": f"msg_{index}", "type": "message", "role": "assistant",
                    "model": "scripted", "content": [], "usage": usage}  # fmt: skip
-        out = _anthropic("message_start", message=message)
+        out = sse_event("message_start", message=message)
         for position, step in enumerate(turn):
             if isinstance(step, Say):
                 block: dict[str, Any] = {"type": "text", "text": ""}
@@ -93,19 +89,20 @@ class AnthropicStub(Scripted):
                 block = {"type": "tool_use", "id": f"toolu_{index}_{position}",
                          "name": step.name, "input": {}}  # fmt: skip
                 delta = {"type": "input_json_delta", "partial_json": json.dumps(step.arguments)}
-            out += _anthropic("content_block_start", index=position, content_block=block)
-            out += _anthropic("content_block_delta", index=position, delta=delta)
-            out += _anthropic("content_block_stop", index=position)
+            out += sse_event("content_block_start", index=position, content_block=block)
+            out += sse_event("content_block_delta", index=position, delta=delta)
+            out += sse_event("content_block_stop", index=position)
         calls = any(isinstance(step, Call) for step in turn)
         stop = {"stop_reason": "tool_use" if calls else "end_turn", "stop_sequence": None}
-        out += _anthropic("message_delta", delta=stop, usage={"output_tokens": 1})
-        return out + _anthropic("message_stop")
+        out += sse_event("message_delta", delta=stop, usage={"output_tokens": 1})
+        return out + sse_event("message_stop")
 
 
 def config(stub: Scripted) -> dict[str, Any]:
     """OpenCode's inline config: the OpenCode row's own keys and the stub as a provider."""
+    npm = "@ai-sdk/anthropic" if isinstance(stub, AnthropicStub) else "@ai-sdk/openai-compatible"
     provider = {
-        "npm": "@ai-sdk/anthropic" if isinstance(stub, AnthropicStub) else "@ai-sdk/openai-compatible",
+        "npm": npm,
         "name": "stub",
         "options": {"baseURL": f"http://127.0.0.1:{stub.port}/v1", "apiKey": "stub"},
         "models": {

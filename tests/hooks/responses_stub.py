@@ -44,7 +44,9 @@ class Say:
 Turn = Sequence[Call | Say]
 
 
-def _event(kind: str, **data: Any) -> bytes:
+def sse_event(kind: str, **data: Any) -> bytes:
+    """One server-sent event as the Responses and Messages APIs stream them: its type named
+    twice, in the event line and in the data."""
     return f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
 
 
@@ -94,9 +96,9 @@ class ResponsesStub(Scripted):
 
     def answer(self, body: dict[str, Any]) -> bytes:
         index, turn = self.next_turn(body)
-        out = _event("response.created", response={"id": f"resp_{index}"})
+        out = sse_event("response.created", response={"id": f"resp_{index}"})
         for position, step in enumerate(turn):
-            out += _event("response.output_item.done", item=_item(step, index, position))
+            out += sse_event("response.output_item.done", item=_item(step, index, position))
         usage = {
             "input_tokens": self.tokens - 1,
             "input_tokens_details": None,
@@ -104,7 +106,8 @@ class ResponsesStub(Scripted):
             "output_tokens_details": None,
             "total_tokens": self.tokens,
         }
-        return out + _event("response.completed", response={"id": f"resp_{index}", "usage": usage})
+        done = {"id": f"resp_{index}", "usage": usage}
+        return out + sse_event("response.completed", response=done)
 
 
 class Stub(Protocol):

@@ -54,9 +54,12 @@ SCRIPT: list[Turn] = [
 ]
 
 
+Stub = ChatStub | AnthropicStub
+
+
 def _run(
-    tmp: Path, stub: ChatStub | AnthropicStub | None = None, fixes: str = "whitelist,inject,gate-open"
-) -> tuple[ChatStub | AnthropicStub, list[HookRecord], Path]:
+    tmp: Path, stub: Stub | None = None, fixes: str = "whitelist,inject,gate-open"
+) -> tuple[Stub, list[HookRecord], Path]:
     project = tmp / "project"
     project.mkdir()
     assert main(["hooks", "install", "--product", "opencode", "--fix", fixes, str(project)]) == 0
