@@ -112,18 +112,26 @@ def test_the_oracle_solves_and_the_sloppy_agent_s_faults_are_counted_through_the
     network.check(*logs, sloppy)
 
 
+@pytest.mark.parametrize("variant", ["cli/claude-code-todowrite+gate", "cli/opencode+gate"])
 def test_a_stop_hook_s_refusal_sends_the_agent_back_to_work_through_the_product(
-    tmp_path: Path,
+    variant: str, tmp_path: Path
 ) -> None:
     """`+gate` on long_list, where sim/sloppy claims done with work left: Claude Code shows the
-    Stop hook's refusal in its own wrapping (`Stop hook blocking error from command: ...`), the
-    simulated agent reads it there (sim v4), does the work it lists, and the task is done with
-    no claim held to the budget (before sim v4: 42 refusals, `gate_exhausted`)."""
-    log = _run("cli/claude-code-todowrite+gate", "long_list", "sim/sloppy", tmp_path)
+    Stop hook's refusal in its own wrapping (`Stop hook blocking error from command: ...`),
+    OpenCode's plugin sends it as a user message; the simulated agent reads it (sim v4), does
+    the work it lists, and the task is done with no claim held to the budget (before sim v4: 42
+    refusals, `gate_exhausted`). In OpenCode every text before a call (the bridge's `(no
+    content)`, ended before the calls that follow it) is judged first and its refusal taken
+    back; without that, 20 refusals stood and the episode's record check failed."""
+    log = _run(variant, "long_list", "sim/sloppy", tmp_path)
     (score,) = _scores(log)
     assert score["blocked_completions"] >= 1
     assert score["task_success"] == 1.0 and score["false_completion"] == 0.0
     assert score["gate_exhausted"] == 0.0 and score["budget_exhausted"] == 0.0
+    if variant.startswith("cli/opencode"):
+        assert log.samples
+        journal = log.samples[0].store[f"{HookJournal.__name__}:records"]
+        assert sum(r["action"] == "withdrawn" for r in journal) >= 10
 
 
 @pytest.mark.parametrize(

@@ -102,9 +102,10 @@ ROWS = (
         ),
         # the checks of update_plan (`PreToolUse`), the injection (`PostToolUse`: a developer
         # message, which inspect's bridge hands the model as a system message, read as the
-        # loop's L4 is: tests/models/sim/test_hook_messages.py) and the oracle gate (`Stop`);
-        # not the heuristic gate (its keyword table reads no Codex call)
-        hook_switches=("textlock", "whitelist", "inject", "gate"),
+        # loop's L4 is: tests/models/sim/test_hook_messages.py) and the gates (`Stop`); the
+        # heuristic gate's keyword table reads the helper command's calls, not Codex's own
+        # shell commands (docs/hooks.md)
+        hook_switches=("textlock", "whitelist", "inject", "gate", "heuristic"),
         summary_request=("CONTEXT CHECKPOINT COMPACTION",),
         no_compaction="its headless `codex exec` has no compaction command (tried with "
         "0.171.0: `/compact` as the prompt of a resumed session reached the model as a "
