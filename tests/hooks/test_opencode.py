@@ -407,6 +407,16 @@ def test_the_plugin_takes_back_a_refusal_whose_step_calls_a_tool(tmp_path: Path)
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_a_client_that_cannot_mark_the_refusal_fails_no_call(tmp_path: Path) -> None:
+    """An OpenCode whose plugin client lacks the request client the mark goes through: the
+    call goes ahead (the driver would die on a throw) and the block is still taken back."""
+    assert "_client: {" in WITHDRAWING
+    out, hooks = _node_plugin(tmp_path, WITHDRAWING.replace("_client: {", "other: {"))
+    assert [r.action for r in hooks.journal()] == ["injected", "blocked", "withdrawn", "blocked"]
+    assert out["patched"] == []
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_the_generated_plugin_applies_the_hook_programs_answers(tmp_path: Path) -> None:
     out, hooks = _node_plugin(tmp_path, DRIVER)
     records = hooks.journal()
