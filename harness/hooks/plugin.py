@@ -74,9 +74,9 @@ const context = (answer) => answer?.hookSpecificOutput?.additionalContext;
 export const TodoBench = async ({ client, directory }) => {
   // per session: a stop the gate refused is being continued, and the refusal it sent
   const refused = new Map();
-  // per session, in the step since its last model request: a refusal sent that the step may
-  // yet take back (`Stop` in plugin.py), with its text part and what `refused` held before it;
-  // that the step has called a tool; a judgment of its text under way
+  // per session, in the step since its last model request: the refusals sent that the step may
+  // yet take back (`Stop` in plugin.py), each with its text part and what `refused` held
+  // before it; that the step has called a tool; a judgment of its text under way
   const pending = new Map();
   const calling = new Set();
   const judging = new Map();
@@ -91,19 +91,19 @@ export const TodoBench = async ({ client, directory }) => {
     before === undefined ? refused.delete(sessionID) : refused.set(sessionID, before);
   // the step that wrote the refused text calls a tool: the text was no stop
   const withdraw = async (sessionID) => {
-    const sent = pending.get(sessionID);
-    if (!sent) return;
+    const sent = pending.get(sessionID) ?? [];
     pending.delete(sessionID);
-    restore(sessionID, sent.before);
-    const { id, messageID } = sent.part;
-    try { // the SDK's own request client (1.18.33's plugin client has no part route)
-      await client._client.patch({
-        url: "/session/{sessionID}/message/{messageID}/part/{partID}",
-        path: { sessionID, messageID, partID: id },
-        body: { ...sent.part, ignored: true },
-      });
-    } catch {} // never fail the call: without the mark the model reads the refusal, as before
-    await ask(event(sessionID, "StopWithdrawn"));
+    if (sent.length) restore(sessionID, sent[0].before);
+    for (const { part } of sent) {
+      try { // the SDK's own request client (1.18.33's plugin client has no part route)
+        await client._client.patch({
+          url: "/session/{sessionID}/message/{messageID}/part/{partID}",
+          path: { sessionID, messageID: part.messageID, partID: part.id },
+          body: { ...part, ignored: true },
+        });
+      } catch {} // never fail the call: without the mark the model reads the refusal, as before
+      await ask(event(sessionID, "StopWithdrawn"));
+    }
   };
   // `text` ends a step of the session's main thread that has called no tool yet: the gate's
   // refusal is sent as a user message, pending until the step calls a tool or the next request
@@ -126,7 +126,7 @@ export const TodoBench = async ({ client, directory }) => {
     }).catch(() => null);
     if (!sent) return restore(sessionID, before);
     const part = sent.data?.parts?.find((p) => p.type === "text");
-    if (part) pending.set(sessionID, { part, before });
+    if (part) pending.set(sessionID, [...(pending.get(sessionID) ?? []), { part, before }]);
   };
   return {
     "experimental.chat.messages.transform": async (_input, output) => {

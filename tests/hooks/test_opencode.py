@@ -360,7 +360,9 @@ WITHDRAWING = textwrap.dedent(
     const text = { sessionID: "s1", messageID: "m1", partID: "p1" };
     const request = { messages: [{ info: { sessionID: "s1" }, parts: [] }] };
     await hooks["experimental.chat.messages.transform"]({}, request);
-    // the AI SDK starts the step's call while the text before it is being judged
+    // two texts before a call (each refused), the AI SDK starting the call while the second
+    // is being judged: both are taken back
+    await hooks["experimental.text.complete"](text, { text: "All done." });
     const judged = hooks["experimental.text.complete"](text, { text: "All done." });
     await hooks["tool.execute.before"](call("read"), { args: { filePath: "a.md" } });
     await judged;
@@ -397,13 +399,15 @@ def _node_plugin(tmp_path: Path, driver_text: str) -> tuple[dict[str, Any], Hook
 def test_the_plugin_takes_back_a_refusal_whose_step_calls_a_tool(tmp_path: Path) -> None:
     out, hooks = _node_plugin(tmp_path, WITHDRAWING)
     actions = [r.action for r in hooks.journal()]
-    assert actions == ["injected", "blocked", "withdrawn", "blocked"]
-    assert out["sent"] == 2
-    # the first refusal's part, and only it, is marked ignored: the model never reads it
-    (patch,) = out["patched"]
-    assert patch["path"] == {"sessionID": "s1", "messageID": "msg_1", "partID": "prt_1"}
+    assert actions == ["injected", "blocked", "blocked", "withdrawn", "withdrawn", "blocked"]
+    assert out["sent"] == 3
+    # the two refusals before the call, and only they, are marked ignored: never read
+    assert [p["path"] for p in out["patched"]] == [
+        {"sessionID": "s1", "messageID": f"msg_{n}", "partID": f"prt_{n}"} for n in (1, 2)
+    ]
     refusal = hooks.journal()[1].text.split(": ", 1)[1]
-    assert patch["body"]["ignored"] is True and patch["body"]["text"] == refusal
+    assert all(p["body"]["ignored"] is True for p in out["patched"])
+    assert out["patched"][0]["body"]["text"] == refusal
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -412,7 +416,8 @@ def test_a_client_that_cannot_mark_the_refusal_fails_no_call(tmp_path: Path) -> 
     call goes ahead (the driver would die on a throw) and the block is still taken back."""
     assert "_client: {" in WITHDRAWING
     out, hooks = _node_plugin(tmp_path, WITHDRAWING.replace("_client: {", "other: {"))
-    assert [r.action for r in hooks.journal()] == ["injected", "blocked", "withdrawn", "blocked"]
+    actions = [r.action for r in hooks.journal()]
+    assert actions == ["injected", "blocked", "blocked", "withdrawn", "withdrawn", "blocked"]
     assert out["patched"] == []
 
 
