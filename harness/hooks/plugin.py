@@ -32,6 +32,7 @@ import shlex
 
 from harness.hooks.fixes import events_of
 from harness.hooks.hosts import Host
+from harness.hooks.protocol import STOP_WITHDRAWN
 from harness.hooks.settings import TIMEOUT, hook_command
 
 #: the file's first line: how install and uninstall know the file is theirs
@@ -45,6 +46,7 @@ import { spawn } from "node:child_process";
 const COMMAND = __COMMAND__;
 const EVENTS = __EVENTS__;
 const TIMEOUT_MS = __TIMEOUT__ * 1000;
+const WITHDRAWN = __WITHDRAWN__;
 
 const wants = (event, tool) =>
   (EVENTS[event] || []).some((m) => m === "" || m === "*" || m === tool);
@@ -102,7 +104,7 @@ export const TodoBench = async ({ client, directory }) => {
           body: { ...part, ignored: true },
         });
       } catch {} // never fail the call: without the mark the model reads the refusal, as before
-      await ask(event(sessionID, "StopWithdrawn"));
+      await ask(event(sessionID, WITHDRAWN));
     }
   };
   // `text` ends a step of the session's main thread that has called no tool yet: the gate's
@@ -192,6 +194,7 @@ def plugin_text(fixes: tuple[str, ...], program: str | None, host: Host) -> str:
         _BODY.replace("__COMMAND__", json.dumps(shlex.split(hook_command(fixes, program, host))))
         .replace("__EVENTS__", json.dumps(events))
         .replace("__TIMEOUT__", str(TIMEOUT))
+        .replace("__WITHDRAWN__", json.dumps(STOP_WITHDRAWN))
     )
     return f"{MARKER} ({','.join(fixes)})\n{body.lstrip()}"
 

@@ -109,8 +109,8 @@ HOOK_SWITCHES: dict[str, str] = {
     "heuristic": "gate-heuristic",
 }
 #: `--variants agents-hooks`: every row that takes hook switches, bare and with each (in the
-#: catalog's order), a row that takes every fix (Claude Code's TodoWrite, Gemini CLI's) also
-#: with the stack, beside the harness's own loop with the same fixes
+#: catalog's order), a row that takes every fix (all but Claude Code's Tasks) also with the
+#: stack, beside the harness's own loop with the same fixes
 AGENTS_HOOKS: tuple[str, ...] = (
     *(
         name
