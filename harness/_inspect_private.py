@@ -27,14 +27,16 @@ inspect-newest` runs it against the newest releases the registry serves).
   bundled snapshot there (inspect-swe's cache on this host, where one is not there already; it
   is the catalog inspect-swe itself uses when the fetch fails), so a run tries no connection
   but the bridge.
-- `seed_gemini_cli` (inspect-swe's `_util.sandbox.SANDBOX_INSTALL_DIR`, checked on inspect-swe
-  0.2.72): inspect-swe runs Gemini CLI from its own install folder, and installs it there
-  from npm unless the folder's binary answers `--version` with the version asked for; the
-  episode links the pinned binary of `make agents` there, so a run downloads nothing.
-- `bridge_port_key` (a local name in each inspect-swe CLI agent's module, checked on inspect-swe
-  0.2.72): inspect-swe serves a sample's CLI runs on consecutive local ports counted under a
-  key of the sample store, from 3001 for every sample; an episode starts that count at its
-  own block of ports (`agents/bridge_ports.py`), so that episodes run side by side.
+- `seed_sandbox_install` (inspect-swe's `_util.sandbox.SANDBOX_INSTALL_DIR`, checked on
+  inspect-swe 0.2.72): inspect-swe runs some CLIs (Gemini CLI) from its own install folder, and
+  installs one there from npm unless the folder's binary answers `--version` with the version
+  asked for; the episode links the pinned binary of `make agents` there (where in the folder:
+  the product's module), so a run downloads nothing.
+- `bridge_port_key` (the `MODEL_PORT` string in the module of each inspect-swe CLI agent,
+  checked on inspect-swe 0.2.72): inspect-swe serves a sample's CLI runs on consecutive local
+  ports counted under a key of the sample store, from 3001 for every sample; an episode starts
+  that count at its own block of ports (`agents/bridge_ports.py`), so that episodes run side by
+  side. The key is read from the agent's module, so a new product's agent needs no line here.
 - `store_keys` (`StoreModel`'s naming of its fields in the sample store, not documented):
   the scorer reads an episode's record from the store as it is, without binding the model (a
   pydantic adapter per field per read); the names are taken from what a `StoreModel` writes
@@ -64,8 +66,9 @@ import inspect
 import json
 import logging
 import os
+import re
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -151,15 +154,6 @@ class PortKey:
         return f"{self.module} store key {self.key}"
 
 
-#: each inspect-swe CLI agent todo-bench runs, by its function's name
-BRIDGE_PORT_KEYS: dict[str, PortKey] = {
-    "claude_code": PortKey("inspect_swe._claude_code.claude_code", "claude_code_model_port"),
-    "codex_cli": PortKey("inspect_swe._codex_cli.codex_cli", "codex_cli_model_port"),
-    "opencode": PortKey("inspect_swe._opencode.opencode", "opencode_model_port"),
-    "gemini_cli": PortKey("inspect_swe._gemini_cli.gemini_cli", "gemini_cli_model_port"),
-}
-
-
 class InspectMoved(UsageError):
     """A private name todo-bench reaches is gone from the installed inspect-ai or inspect-swe."""
 
@@ -186,24 +180,40 @@ def reach(path: str) -> Any:
         ) from None
 
 
+#: how an inspect-swe CLI agent's module names its bridge's port key
+_MODEL_PORT = re.compile(r'\bMODEL_PORT\s*=\s*"(\w+)"')
+
+
+def port_key(agent: str) -> PortKey:
+    """Where inspect-swe's `agent` (`inspect_swe.<agent>`) keeps its bridge's port key: the
+    module that defines it (by inspect-swe's layout, `inspect_swe._<agent>.<agent>`, where the
+    package does not name it)."""
+    try:
+        module = getattr(importlib.import_module("inspect_swe"), agent).__module__
+    except (ImportError, AttributeError):
+        module = f"inspect_swe._{agent}.{agent}"
+    return PortKey(module, "MODEL_PORT")
+
+
 @functools.cache
 def bridge_port_key(agent: str) -> str:
     """The store key inspect-swe's `agent` counts its bridge ports under; InspectMoved (one
-    line) when this release's source of that agent no longer holds it."""
-    found = BRIDGE_PORT_KEYS[agent]
+    line) when this release's source of that agent no longer declares one."""
+    found = port_key(agent)
     try:
         source = inspect.getsource(importlib.import_module(found.module))
     except (ImportError, OSError, TypeError):
         source = ""
-    if f'"{found.key}"' not in source:
+    keys = set(_MODEL_PORT.findall(source))
+    if len(keys) != 1:
         package = found.package
         raise InspectMoved(
-            f"{package} {installed(package)} no longer counts {agent}'s bridge ports under the "
-            f"sample-store key {found.key} (tested with {package} {TESTED[package]}): CLI "
-            f"episodes cannot be given ports of their own; pip install "
+            f"{package} {installed(package)} no longer declares the sample-store key {agent} "
+            f"counts its bridge ports under ({found.module} MODEL_PORT; tested with {package} "
+            f"{TESTED[package]}): CLI episodes cannot be given ports of their own; pip install "
             f"'{package}=={TESTED[package]}'"
         )
-    return found.key
+    return str(keys.pop())
 
 
 def require(*paths: str) -> None:
@@ -217,19 +227,20 @@ def require(*paths: str) -> None:
 SIM_REACHES = ("inspect_ai.log._samples.active_samples", "inspect_ai.log._samples.sample_active")
 
 
-def moved() -> list[tuple[Reach | PortKey, str]]:
-    """Each reach the installed releases no longer have, with the reason."""
+def moved(agents: Iterable[str] = ()) -> list[tuple[Reach | PortKey, str]]:
+    """Each reach the installed releases no longer have, with the reason (the bridge port
+    keys of inspect-swe's `agents` among them)."""
     gone: list[tuple[Reach | PortKey, str]] = []
     for item in REACHES:
         try:
             reach(item.path)
         except InspectMoved as error:
             gone.append((item, str(error)))
-    for agent, key in BRIDGE_PORT_KEYS.items():
+    for agent in agents:
         try:
             bridge_port_key(agent)
         except InspectMoved as error:
-            gone.append((key, str(error)))
+            gone.append((port_key(agent), str(error)))
     return gone
 
 
@@ -344,16 +355,16 @@ def seed_codex_catalog(release: str) -> None:
         path.write_text(json.dumps(catalog), encoding="utf-8")
 
 
-def seed_gemini_cli(binary: Path) -> None:
-    """Link Gemini CLI's `binary` (its `gemini.js`) where inspect-swe looks for an installed
-    Gemini CLI before it installs one (imported here: only a Gemini CLI episode needs
-    inspect-swe). The link is replaced atomically: another episode may be reading it."""
-    folder = Path(reach("inspect_swe._util.sandbox.SANDBOX_INSTALL_DIR"))
-    link = folder / "gemini-cli" / "node_modules" / ".bin" / "gemini"
+def seed_sandbox_install(relative: str, binary: Path) -> None:
+    """Link a CLI's pinned `binary` at `relative` in inspect-swe's own install folder, where
+    inspect-swe looks for an installed CLI before it installs one (imported here: only such a
+    product's episode needs inspect-swe). The link is replaced atomically: another episode may
+    be reading it."""
+    link = Path(reach("inspect_swe._util.sandbox.SANDBOX_INSTALL_DIR")) / relative
     if link.is_symlink() and link.resolve() == binary.resolve():
         return
     link.parent.mkdir(parents=True, exist_ok=True)
-    fresh = link.with_name(f".gemini-{os.getpid()}")
+    fresh = link.with_name(f".{link.name}-{os.getpid()}")
     fresh.unlink(missing_ok=True)
     fresh.symlink_to(binary.resolve())
     fresh.replace(link)
@@ -400,18 +411,22 @@ def quiet_bridge_warning(expected: type[BaseException]) -> None:
         logger.addFilter(_Expected(expected))
 
 
-def report() -> str:
-    """Each reach, and whether the installed inspect-ai and inspect-swe still have it."""
-    gone = {item.path: why for item, why in moved()}
+def report(agents: Iterable[str] = ()) -> str:
+    """Each reach (the bridge port keys of inspect-swe's `agents` among them), and whether the
+    installed inspect-ai and inspect-swe still have it."""
+    gone = {item.path: why for item, why in moved(agents)}
     lines = [f"{package} {installed(package)} (tested: {TESTED[package]})" for package in TESTED]
-    every: list[Reach | PortKey] = [*REACHES, *BRIDGE_PORT_KEYS.values()]
+    every: list[Reach | PortKey] = [*REACHES, *map(port_key, agents)]
     lines += [f"  {'gone' if r.path in gone else 'holds'}: {r.path}" for r in every]
     lines.append(f"{len(every) - len(gone)} of {len(every)} reaches hold")
     return "\n".join(lines)
 
 
-if __name__ == "__main__":  # `python -m harness._inspect_private`: exit 1 when one moved
+if __name__ == "__main__":
+    # `python -m harness._inspect_private [AGENT ...]`: exit 1 when one moved; the agents are
+    # inspect-swe's names of the CLIs whose bridge port keys to check (scripts/inspect_newest.py
+    # names the products')
     import sys
 
-    print(report())
-    sys.exit(1 if moved() else 0)
+    print(report(sys.argv[1:]))
+    sys.exit(1 if moved(sys.argv[1:]) else 0)

@@ -18,8 +18,11 @@ import sys
 from pathlib import Path
 
 from harness._inspect_private import TESTED, moved, report
+from harness.products.catalog import RUNNERS
 
 ROOT = Path(__file__).resolve().parent.parent
+#: inspect-swe's agents the products run (their bridge port keys are reaches too)
+AGENTS = sorted({runner.inspect_agent for runner in RUNNERS.values()})
 VENV = ROOT / ".inspect-newest"
 
 
@@ -47,9 +50,9 @@ def main() -> int:
     said = ", ".join(f"{p} {r} (tested {TESTED[p]})" for p, r in releases.items())
     print(f"inspect-newest: newest {said}")
     if releases == TESTED:
-        print(report())
+        print(report(AGENTS))
         print("inspect-newest: the newest releases are the tested ones; make test covers them")
-        return 1 if moved() else 0
+        return 1 if moved(AGENTS) else 0
     shutil.rmtree(VENV, ignore_errors=True)
     python = VENV / "bin" / "python"
     steps: list[tuple[str | Path, ...]] = [
@@ -63,7 +66,7 @@ def main() -> int:
         if _run(*step) != 0:
             print(f"inspect-newest: could not install ({' '.join(map(str, step[2:5]))} ...)")
             return 2
-    reaches = _run(python, "-m", "harness._inspect_private")
+    reaches = _run(python, "-m", "harness._inspect_private", *AGENTS)
     tests = _run(python, "-m", "pytest", "-m", "not realmodel and not heavy", "-q", "-n", "2",
                  "--dist", "loadfile", "-p", "no:cacheprovider")  # fmt: skip
     print(

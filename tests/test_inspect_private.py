@@ -15,16 +15,19 @@ import pytest
 
 from harness import _inspect_private as private
 from harness.commands import main
+from harness.products.catalog import RUNNERS
 from tests.helpers import ROOT
 
+#: inspect-swe's agents the products run
+AGENTS = sorted({runner.inspect_agent for runner in RUNNERS.values()})
 GONE = private.Reach("inspect-ai", "inspect_ai.log._no_such_module", "active_samples")
 
 
 def test_every_reach_holds_on_the_installed_releases_which_are_the_tested_ones() -> None:
     assert {p: private.installed(p) for p in private.TESTED} == private.TESTED
-    assert private.moved() == []
-    count = len(private.REACHES) + len(private.BRIDGE_PORT_KEYS)
-    assert private.report().splitlines()[-1] == f"{count} of {count} reaches hold"
+    assert private.moved(AGENTS) == []
+    count = len(private.REACHES) + len(AGENTS)
+    assert private.report(AGENTS).splitlines()[-1] == f"{count} of {count} reaches hold"
 
 
 def test_a_moved_reach_is_one_line_naming_both_releases(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,17 +99,37 @@ def test_pyproject_and_constraints_allow_exactly_the_tested_releases() -> None:
         assert re.search(rf"^{package.replace('-', '_')}=={re.escape(release)}$", pins, re.M)
 
 
+def test_each_products_bridge_port_key_is_read_from_inspect_swes_own_module() -> None:
+    """No table of keys: each is the `MODEL_PORT` its agent's module declares."""
+    assert {agent: private.bridge_port_key(agent) for agent in AGENTS} == {
+        "claude_code": "claude_code_model_port",
+        "codex_cli": "codex_cli_model_port",
+        "gemini_cli": "gemini_cli_model_port",
+        "opencode": "opencode_model_port",
+    }
+
+
 def test_a_bridge_port_key_gone_from_inspect_swe_is_one_line_and_listed_as_moved(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert private.bridge_port_key("claude_code") == "claude_code_model_port"
-    renamed = private.PortKey("inspect_swe._claude_code.claude_code", "claude_code_port_v2")
-    monkeypatch.setitem(private.BRIDGE_PORT_KEYS, "claude_code", renamed)
+    # the agent's module as a release that no longer declares MODEL_PORT would have it
+    elsewhere = private.PortKey("inspect_swe._util.sandbox", "MODEL_PORT")
+    monkeypatch.setattr(private, "port_key", lambda agent: elsewhere)
     private.bridge_port_key.cache_clear()
     try:
         with pytest.raises(private.InspectMoved) as raised:
             private.bridge_port_key("claude_code")
-        assert "\n" not in str(raised.value) and "claude_code_port_v2" in str(raised.value)
-        assert [item for item, _ in private.moved()] == [renamed]
+        assert "\n" not in str(raised.value) and "claude_code" in str(raised.value)
+        assert [item for item, _ in private.moved(["claude_code"])] == [elsewhere]
+        assert (
+            "  gone: inspect_swe._util.sandbox store key MODEL_PORT"
+            in private.report(["claude_code"]).splitlines()
+        )
     finally:
         private.bridge_port_key.cache_clear()
+
+
+def test_an_agent_inspect_swe_does_not_have_is_one_line() -> None:
+    private.bridge_port_key.cache_clear()
+    with pytest.raises(private.InspectMoved, match="no_such_agent"):
+        private.bridge_port_key("no_such_agent")

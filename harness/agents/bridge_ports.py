@@ -1,7 +1,7 @@
 """Each CLI episode on this host its own block of ports for inspect's bridge, so that episodes
 (of one run's samples, of other runs, of other users) run side by side. inspect-swe serves a
 sample's CLI runs on consecutive local ports it counts in the sample store
-(`_inspect_private.BRIDGE_PORT_KEYS`: each run on one more than the last); an episode takes the
+(`_inspect_private.bridge_port_key`: each run on one more than the last); an episode takes the
 first free block of WIDTH ports from BRIDGE_PORT and starts that count at the block. A block is
 held by a file lock (machine-wide, released by the kernel if its process dies); a block whose
 ports another process holds (a proxy still exiting, another program) is passed over."""

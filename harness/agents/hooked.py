@@ -30,7 +30,6 @@ from typing import Any
 from inspect_ai.util import StoreModel
 from pydantic import Field
 
-from harness.agents.runners import seed_plugin_sdk
 from harness.episode.ledger import ClaimEvent, InjectionEvent, Ledger, TodoEvent
 from harness.hooks.hosts import HOSTS
 from harness.hooks.install import install
@@ -71,7 +70,7 @@ def install_hooks(
     folder = home if product.cli == codex.CLI else workspace
     install(folder, product.hooks, str(tools / PROGRAM), host)
     if product.cli == opencode.CLI:  # its plugin folder, with the SDK it would fetch at start
-        seed_plugin_sdk(workspace / opencode.OWN_FOLDER, product)
+        opencode.seed_plugin_sdk(workspace / opencode.OWN_FOLDER, product)
     env = {HOOK_JOURNAL: str(home / "hooks.jsonl"), HOOK_STATE: str(home / "hook-state")}
     # the hook program's warm server beside them: it ends once the episode's HOME is removed
     env[WARM_DIR] = str(home / "hook-warm")

@@ -23,6 +23,7 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSyste
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from harness import cleanup, progress
+from harness.agents.binaries import binary
 from harness.agents.bridge_ports import sample_bridge_ports
 from harness.agents.cli_episode import (
     AFTER_COMPACTION,
@@ -41,12 +42,11 @@ from harness.agents.hooked import (
     install_hooks,
     overridden,
 )
-from harness.agents.runners import RUNNERS
 from harness.agents.sandboxes import CliSandbox
 from harness.agents.toolcmd import JOURNAL
 from harness.agents.watchdog import Watchdog
 from harness.episode.record import EpisodeRecord, scenario_of
-from harness.products.catalog import OWN_FOLDERS
+from harness.products.catalog import OWN_FOLDERS, RUNNERS
 from harness.products.product import CliProduct, SandboxKind
 from harness.suite.checks import run_checks
 from harness.suite.cli_tools import workspace_note
@@ -92,7 +92,7 @@ def cli_agent(product: CliProduct, kind: SandboxKind = "local") -> Solver:
             owed = cleanup.owed(where.cut_short(home, workspace.root))
             async with sample_bridge_ports(runner.inspect_agent, runs) if local else _no_block():
                 with owed, where.episode_env({**env, "XDG_CACHE_HOME": str(home / ".cache")}):
-                    runner.prepare(product, home)
+                    runner.prepare(product, home, binary(product))
                     await where.prepare(home)
                     state = await _converse(agent, episode, watchdog, state, generate)
         except Exception:  # the watchdog stopped the CLI at its budget, or it failed

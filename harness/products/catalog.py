@@ -13,15 +13,18 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from harness.products import shipped
+from harness.products.cli_runner import CliRunner
 from harness.products.product import CliProduct, FileTools, ListDialect, Shell, TaskTools
 from harness.products.session_record import CallRecord, Event
 
 
 class ProductModule(Protocol):
-    """What a module of `shipped/` declares: its CLI's name, its rows and its record's parser."""
+    """What a module of `shipped/` declares: its CLI's name, its rows, its record's parser and
+    how the board runs it."""
 
     CLI: str
     ROWS: tuple[CliProduct, ...]
+    RUNNER: CliRunner
 
     def recognises(self, record: dict[str, Any]) -> bool: ...
     def events(self, path: Path) -> Iterator[Event]: ...
@@ -29,7 +32,7 @@ class ProductModule(Protocol):
     def calls(self, path: Path) -> list[CallRecord]: ...
 
 
-_DECLARES = ("CLI", "ROWS", "recognises", "events", "final_text", "calls")
+_DECLARES = ("CLI", "ROWS", "RUNNER", "recognises", "events", "final_text", "calls")
 
 
 def _shipped() -> tuple[ProductModule, ...]:
@@ -52,6 +55,8 @@ MODULES: tuple[ProductModule, ...] = _shipped()
 PRODUCTS: dict[str, CliProduct] = {row.name: row for module in MODULES for row in module.ROWS}
 #: `--variants agents`
 AGENTS: tuple[str, ...] = tuple(PRODUCTS)
+#: how each CLI is run, by its name (a row's `cli`)
+RUNNERS: dict[str, CliRunner] = {module.CLI: module.RUNNER for module in MODULES}
 
 #: every product's full-list dialect and id-based tools, each once
 DIALECTS: tuple[ListDialect, ...] = tuple(

@@ -22,9 +22,8 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from harness._inspect_private import bridge_port_key
 from harness.agents.binaries import AgentMissing, binary
 from harness.agents.bridge_ports import BLOCKS, BRIDGE_PORT, WIDTH, block_ports, lock_path
-from harness.agents.runners import RUNNERS
 from harness.ports import holders
-from harness.products.catalog import PRODUCTS
+from harness.products.catalog import PRODUCTS, RUNNERS
 from tests.helpers import ROOT
 from tests.models.sim.test_sim import check_fault_record
 from tests.run.test_interrupt import members

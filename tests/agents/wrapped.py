@@ -16,8 +16,7 @@ from inspect_ai.log import EvalLog
 from harness._inspect_private import bridge_port_key
 from harness.agents.binaries import AGENTS_DIR, agents_dir, binary, installed_version
 from harness.agents.bridge_ports import BRIDGE_PORT, WIDTH
-from harness.agents.runners import RUNNERS
-from harness.products.catalog import PRODUCTS
+from harness.products.catalog import PRODUCTS, RUNNERS
 from harness.products.product import CliProduct
 
 #: one row per CLI: the switches that silence a product are the same on all its rows

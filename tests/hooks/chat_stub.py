@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.agents.binaries import tool
-from harness.agents.runners import _config_tree, seed_plugin_sdk
 from harness.products.catalog import PRODUCTS
+from harness.products.cli_runner import config_tree
 from harness.products.shipped import opencode
+from harness.products.shipped.opencode import seed_plugin_sdk
 from tests.hooks.responses_stub import Call, Say, Scripted, sse_event
 
 OPENCODE = PRODUCTS["cli/opencode"]
@@ -113,7 +114,7 @@ def config(stub: Scripted) -> dict[str, Any]:
             }
         },
     }
-    return {**_config_tree(OPENCODE.config), "provider": {MODEL.split("/")[0]: provider}}
+    return {**config_tree(OPENCODE.config), "provider": {MODEL.split("/")[0]: provider}}
 
 
 def opencode_run(

@@ -33,7 +33,7 @@ def test_every_module_of_shipped_is_a_product_in_name_order() -> None:
 def test_a_new_module_joins_the_catalog(extra_folder: Path) -> None:
     (extra_folder / "zz_agent.py").write_text(
         "from harness.products.shipped.codex import ROWS as _CODEX, calls, events, final_text\n"
-        "from harness.products.shipped.codex import recognises\n"
+        "from harness.products.shipped.codex import RUNNER, recognises\n"
         "CLI = 'zz-agent'\n"
         "ROWS = (_CODEX[0].model_copy(update={'name': 'cli/zz-agent', 'cli': CLI}),)\n",
         encoding="utf-8",
@@ -45,5 +45,7 @@ def test_a_new_module_joins_the_catalog(extra_folder: Path) -> None:
 
 def test_a_module_that_declares_too_little_is_named(extra_folder: Path) -> None:
     (extra_folder / "zz_half.py").write_text("CLI = 'zz-half'\nROWS = ()\n", encoding="utf-8")
-    with pytest.raises(ImportError, match=r"shipped/zz_half\.py declares no recognises, events"):
+    with pytest.raises(
+        ImportError, match=r"shipped/zz_half\.py declares no RUNNER, recognises, events"
+    ):
         catalog._shipped()

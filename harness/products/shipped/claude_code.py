@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from harness.products.cli_runner import CliRunner, Common
 from harness.products.product import (
     OFFLINE,
     CliProduct,
@@ -30,6 +31,9 @@ from harness.products.session_record import (
     TodoState,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    from inspect_ai.agent import Agent
 
 CLI = "claude-code"
 PACKAGE = "@anthropic-ai/claude-code"
@@ -444,3 +448,19 @@ def final_text(record: dict[str, Any]) -> str | None:
         str(as_dict(b).get("text", "")) for b in blocks or [] if as_dict(b).get("type") == "text"
     ]
     return "\n".join(t for t in texts if t.strip()) or None
+
+
+# -- how the board runs it (inspect-swe's agent; harness/products/cli_runner.py) -----------------
+
+
+def _agent(product: CliProduct, common: Common, home: Path) -> Agent:
+    from inspect_swe import claude_code
+
+    return claude_code(**common)
+
+
+#: `claude_code()`; its session JSONL under `$HOME/.claude/projects/`, which also records each
+#: compaction (a `compact_boundary` line)
+RUNNER = CliRunner(
+    agent=_agent, inspect_agent="claude_code", record=home_calls, compactions=compactions
+)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
+from harness.products.cli_runner import CliRunner, Common
 from harness.products.product import OFFLINE, CliProduct, Extension, ListDialect, Shell
 from harness.products.reading import as_dict, items, lines
 from harness.products.session_record import (
@@ -20,6 +21,9 @@ from harness.products.session_record import (
     TodoState,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    from inspect_ai.agent import Agent
 
 CLI = "codex"
 PACKAGE = "@openai/codex"
@@ -220,3 +224,43 @@ def final_text(record: dict[str, Any]) -> str | None:
         parts = payload.get("content") or []
         return "\n".join(str(as_dict(p).get("text", "")) for p in parts).strip() or None
     return None
+
+
+# -- how the board runs it (inspect-swe's agent; harness/products/cli_runner.py) -----------------
+
+#: the Codex config keys inspect-swe's `codex_cli()` writes itself from its own arguments
+#: (after every override), so they are passed as those arguments
+_OWN_ARGS = ("web_search", "features.goals")
+
+
+def _agent(product: CliProduct, common: Common, episode_home: Path) -> Agent:
+    from inspect_swe import codex_cli
+
+    config = product.config
+    search = cast(Literal["live", "cached", "disabled"], config["web_search"].strip('"'))
+    return codex_cli(
+        home_dir=str(home(episode_home)),
+        web_search=search,
+        goals=config["features.goals"] == "true",
+        config_overrides={k: v for k, v in config.items() if k not in _OWN_ARGS},
+        **common,
+    )
+
+
+def _seed_catalog(product: CliProduct) -> None:
+    # imported here: the products wing is read by the hook program, which loads no inspect
+    from harness._inspect_private import seed_codex_catalog
+
+    seed_codex_catalog(product.version)
+
+
+#: `codex_cli()` with `CODEX_HOME` in the episode's HOME (its config, AGENTS.md and rollouts,
+#: never the workspace), the row's config keys as `-c` overrides; its rollout JSONL under
+#: `CODEX_HOME/sessions/`. inspect-swe's model-catalog download is answered from its own bundled
+#: snapshot (`seed_codex_catalog`), so a run tries no connection but the bridge.
+RUNNER = CliRunner(
+    agent=_agent,
+    inspect_agent="codex_cli",
+    record=home_calls,
+    prepare=lambda product, episode_home, binary: _seed_catalog(product),
+)

@@ -11,8 +11,9 @@ import pwd
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from harness.products.cli_runner import CliRunner, Common, config_tree
 from harness.products.product import (
     OFFLINE,
     CliProduct,
@@ -23,6 +24,9 @@ from harness.products.product import (
 )
 from harness.products.reading import as_dict, items, lines
 from harness.products.session_record import CallRecord, Event, Note, TodoState, UserMessage
+
+if TYPE_CHECKING:
+    from inspect_ai.agent import Agent
 
 CLI = "gemini-cli"
 PACKAGE = "@google/gemini-cli"
@@ -280,3 +284,60 @@ def final_text(record: dict[str, Any]) -> str | None:
         return None
     content = record.get("content")
     return content.strip() or None if isinstance(content, str) else None
+
+
+# -- how the board runs it (inspect-swe's agent; harness/products/cli_runner.py) -----------------
+
+#: where inspect-swe looks for an installed Gemini CLI in its install folder
+INSTALL_LINK = "gemini-cli/node_modules/.bin/gemini"
+
+
+def _settings_file(product: CliProduct) -> Path:
+    """The row's settings keys as Gemini CLI's system settings file (written once per
+    content); RuntimeError where Gemini CLI would skip it."""
+    content = json.dumps(config_tree(product.config), indent=2, sort_keys=True)
+    path = settings(content)
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        fresh = path.with_name(f".{path.name}.{os.getpid()}")
+        fresh.write_text(content, encoding="utf-8")
+        fresh.chmod(0o644)
+        fresh.replace(path)
+    open_to_others = writable_by_others(path)
+    if open_to_others is not None:
+        raise RuntimeError(
+            f"{product.name}: Gemini CLI skips its settings file {path}: {open_to_others} is "
+            "writable by others (its switches, no update check and no telemetry, would be off)"
+        )
+    return path
+
+
+def _prepare(product: CliProduct, home: Path, binary: Path) -> None:
+    """Gemini CLI's binary where inspect-swe finds it, and the row's settings file."""
+    # imported here: the products wing is read by the hook program, which loads no inspect
+    from harness._inspect_private import seed_sandbox_install
+
+    seed_sandbox_install(INSTALL_LINK, binary)
+    _settings_file(product)
+
+
+def _agent(product: CliProduct, common: Common, home: Path) -> Agent:
+    from inspect_swe import gemini_cli
+
+    args = {k: v for k, v in common.items() if k not in ("model_config", "env", "version")}
+    env = {**common["env"], SETTINGS_ENV: str(_settings_file(product))}
+    return gemini_cli(
+        gemini_model=product.model_config_id,
+        version=product.version,
+        web_search=False,
+        env=env,
+        **args,
+    )
+
+
+#: `gemini_cli()` at the pinned version, whose binary is linked where inspect-swe looks for an
+#: installed one (so nothing is downloaded); the row's settings keys as its system settings file
+#: (it overrides the user settings inspect-swe writes; in the user's own cache, since Gemini CLI
+#: skips one under a folder others may write to, as /tmp); its chat JSONL under
+#: `$HOME/.gemini/tmp/`.
+RUNNER = CliRunner(agent=_agent, inspect_agent="gemini_cli", record=home_calls, prepare=_prepare)

@@ -8,8 +8,9 @@ import contextlib
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from harness.products.cli_runner import CliRunner, Common, config_tree
 from harness.products.product import OFFLINE, CliProduct, Extension, FileTools, ListDialect, Shell
 from harness.products.reading import as_dict, items, lines
 from harness.products.session_record import (
@@ -20,6 +21,9 @@ from harness.products.session_record import (
     TodoState,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    from inspect_ai.agent import Agent
 
 CLI = "opencode"
 PACKAGE = "opencode-ai"
@@ -244,3 +248,42 @@ def final_text(record: dict[str, Any]) -> str | None:
     return (
         "\n".join(str(p.get("text", "")) for p in parts if p.get("type") == "text").strip() or None
     )
+
+
+# -- how the board runs it (inspect-swe's agent; harness/products/cli_runner.py) -----------------
+
+
+def seed_plugin_sdk(folder: Path, product: CliProduct) -> None:
+    """An OpenCode config folder (its HOME's, a project's `.opencode/`) with its plugin SDK
+    already listed as installed: OpenCode has no switch for that install, which otherwise
+    tries the npm registry at every start."""
+    (folder / "node_modules").mkdir(parents=True, exist_ok=True)
+    wanted = {PLUGIN_SDK: product.version}
+    (folder / "package.json").write_text(json.dumps({"dependencies": wanted}), encoding="utf-8")
+    lock = {"packages": {"": {"dependencies": wanted}}}
+    (folder / "package-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+
+
+def _agent(product: CliProduct, common: Common, home: Path) -> Agent:
+    from inspect_swe import opencode
+
+    args = {k: v for k, v in common.items() if k not in ("model_config", "env")}
+    env = {
+        **common["env"],
+        **dirs(home),
+        # the row's config keys, as OpenCode's inline config (merged over inspect-swe's file)
+        "OPENCODE_CONFIG_CONTENT": json.dumps(config_tree(product.config)),
+    }
+    return opencode(opencode_model=product.model_config_id, env=env, **args)
+
+
+#: `opencode()` with its XDG folders in the episode's HOME, the row's config keys as its inline
+#: config; its own store, the SQLite `opencode.db` in its data folder. Its config folder is
+#: prepared so that it does not install its plugin SDK from npm at start (the episode loads no
+#: plugin).
+RUNNER = CliRunner(
+    agent=_agent,
+    inspect_agent="opencode",
+    record=home_calls,
+    prepare=lambda product, home, binary: seed_plugin_sdk(config_folder(home), product),
+)
