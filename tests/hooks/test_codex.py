@@ -137,6 +137,28 @@ def test_gate_open_blocks_a_claim_while_a_step_is_open(cx: Hooks) -> None:
     assert [r.action for r in cx.journal()] == ["blocked"]
 
 
+def test_the_heuristic_gate_reads_the_work_codex_does_through_its_shell(cx: Hooks) -> None:
+    """On a user's machine Codex writes files with shell commands and patches (no helper
+    command): the gate ticks a step by what a command's words say, borne out by the folder."""
+    fixes = "gate-heuristic"
+    cx.run(fixes, _plan(cx, "PostToolUse", steps(*PLAN[1:])))
+    stop = cx.event("Stop", stop_hook_active=False, last_assistant_message="All done.")
+
+    def shell(command: str) -> dict[str, Any]:
+        return cx.event("PostToolUse", tool_name="Bash", tool_input={"command": command})
+
+    write_main = "cat > main.py <<'EOF'\nprint('hi')\nEOF"
+    cx.run(fixes, shell(write_main))  # the file is not there: the command did not write it
+    assert cx.run(fixes, stop).answer is not None
+    (cx.tmp / "main.py").write_text("print('hi')\n", encoding="utf-8")
+    cx.run(fixes, shell(write_main))
+    patch = "*** Begin Patch\n*** Add File: test.py\n+assert True\n*** End Patch"
+    (cx.tmp / "test.py").write_text("assert True\n", encoding="utf-8")
+    cx.run(fixes, shell(f"apply_patch <<'PATCH'\n{patch}\nPATCH"))
+    assert cx.run(fixes, stop).answer is None
+    assert [r.action for r in cx.journal()] == ["blocked"]
+
+
 def test_a_session_rebuilds_its_plan_from_the_codex_rollout(cx: Hooks) -> None:
     """Hooks installed mid-session: the accepted update_plan calls of the rollout are the list;
     a refused one is not."""
