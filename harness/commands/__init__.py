@@ -25,7 +25,7 @@ from harness.commands.args import Parser
 from harness.errors import UsageError
 from harness.models.sim.profiles import ProfileError
 from harness.results.provenance import project_version
-from harness.run import runner
+from harness.run import runner, terminate
 from harness.storage import StoreError
 from harness.suite.scenario import ScenarioError
 
@@ -81,8 +81,9 @@ def entry() -> None:
     can leave one of anyio's worker threads waiting for work, and the interpreter's exit waits
     for it forever (found: one two-Ctrl-C run in eight hung after printing its last line); and
     an eval whose wind-down after the first Ctrl-C does not finish is ended WIND_DOWN seconds
-    after it (harness/run/runner.py)."""
+    after it (harness/run/runner.py). A SIGTERM is a Ctrl-C to the run (run/terminate.py)."""
     runner.end_interrupted_evals_after(WIND_DOWN)
+    terminate.as_ctrl_c()
     code = main()
     if code == 130:
         # coroutines the interrupt left unawaited are collected at exit: no news to the user

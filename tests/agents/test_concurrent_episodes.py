@@ -157,17 +157,22 @@ def test_episodes_side_by_side_are_counted_each_from_its_own_record(reference: P
     assert overlapped >= 2, f"only {overlapped} pairs of episodes ran at the same time"
 
 
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 def test_ctrl_c_with_four_cli_episodes_leaves_nothing_and_the_run_resumes_exactly(
-    reference: Path, tmp_path: Path
+    reference: Path, tmp_path: Path, how: str
 ) -> None:
+    """Ctrl-C (the run's foreground group) or SIGTERM to the command's process alone, in a
+    group another process leads (a CI job's timeout under make)."""
     out = tmp_path / "run"
+    holder = None if how == "ctrl-c" else subprocess.Popen(["sleep", "900"], process_group=0)
     process = subprocess.Popen(
         command(out),
         cwd=ROOT,
-        start_new_session=True,
+        process_group=0 if holder is None else holder.pid,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    group = process.pid if holder is None else holder.pid
     ran: set[int] = set()
     blocks: set[int] = set()
     deadline = time.monotonic() + 300
@@ -182,15 +187,21 @@ def test_ctrl_c_with_four_cli_episodes_leaves_nothing_and_the_run_resumes_exactl
         if len(blocks) == 4 and all(serving({block}) for block in blocks):
             break
     assert process.poll() is None, "the run ended before its episodes were all running"
-    os.killpg(process.pid, signal.SIGINT)  # a terminal's Ctrl-C: the run's foreground group
+    if holder is None:
+        os.killpg(process.pid, signal.SIGINT)  # a terminal's Ctrl-C: the run's foreground group
+    else:
+        process.send_signal(signal.SIGTERM)
     process.wait(timeout=120)
+    if holder is not None:
+        holder.kill()
+        holder.wait()
     # what the run started on its way out (each sandbox's `stop-server`, which takes seconds on
     # a loaded machine) may end just after the run's own process: within 30 s, all of it
     deadline = time.monotonic() + 30
-    while (alive(ran) or members(process.pid)) and time.monotonic() < deadline:
+    while (alive(ran) or members(group)) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert alive(ran) == set(), f"outlived Ctrl-C: {_commands(alive(ran))}"
-    assert members(process.pid) == [], f"outlived Ctrl-C: {_commands(members(process.pid))}"
+    assert alive(ran) == set(), f"outlived {how}: {_commands(alive(ran))}"
+    assert members(group) == [], f"outlived {how}: {_commands(members(group))}"
     bound = [p for block in blocks for p in block_ports(block) if holders(p) is not None]
     assert bound == [], "the run's bridge ports are still bound"
     run(out)

@@ -106,13 +106,15 @@ def long_reference(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-@pytest.mark.parametrize("presses", [1, 2], ids=["one-ctrl-c", "two-ctrl-c"])
+@pytest.mark.parametrize("stop", ["one-ctrl-c", "two-ctrl-c", "sigterm"])
 def test_ctrl_c_ends_the_run_within_seconds_and_it_resumes(
-    long_reference: bytes, tmp_path: Path, workers: str, presses: int
+    long_reference: bytes, tmp_path: Path, workers: str, stop: str
 ) -> None:
     """A terminal's Ctrl-C reaches the whole process group; once or twice (a second press one
     second later, as an impatient user does), the run ends in 5 s with exit 130, prints no
-    traceback, leaves no process behind, and the rerun gives the uninterrupted summary."""
+    traceback, leaves no process behind, and the rerun gives the uninterrupted summary. A
+    SIGTERM to the command's process alone (a CI job's timeout) does the same (in a group
+    another process leads, with CLI episodes running: tests/agents/test_concurrent_episodes.py)."""
     out = tmp_path / "run"
     process = subprocess.Popen(
         long_command(out, "--workers", workers),
@@ -127,8 +129,11 @@ def test_ctrl_c_ends_the_run_within_seconds_and_it_resumes(
     time.sleep(1.0)  # episodes under way
     assert process.poll() is None, "the run ended before it could be interrupted"
     pressed = time.monotonic()
-    os.killpg(process.pid, signal.SIGINT)
-    if presses == 2:
+    if stop == "sigterm":
+        process.send_signal(signal.SIGTERM)
+    else:
+        os.killpg(process.pid, signal.SIGINT)
+    if stop == "two-ctrl-c":
         time.sleep(1.0)
         os.killpg(process.pid, signal.SIGINT)
     _, err = process.communicate(timeout=30)
