@@ -14,6 +14,7 @@ from typing import Any, Protocol, cast
 
 from harness.products import shipped
 from harness.products.cli_runner import CliRunner
+from harness.products.list_backend import ListBackend
 from harness.products.product import CliProduct, FileTools, ListDialect, Shell, TaskTools
 from harness.products.session_record import CallRecord, Event
 
@@ -55,6 +56,14 @@ MODULES: tuple[ProductModule, ...] = _shipped()
 PRODUCTS: dict[str, CliProduct] = {row.name: row for module in MODULES for row in module.ROWS}
 #: `--variants agents`
 AGENTS: tuple[str, ...] = tuple(PRODUCTS)
+#: each product's full-list todo tool as its backend takes a call, by the design that
+#: reproduces it (a module declares them as `LIST_BACKENDS`; a product whose todo tools are of
+#: another kind has a design module of its own in harness/todo/)
+LIST_BACKENDS: dict[str, ListBackend] = {
+    backend.design: backend
+    for module in MODULES
+    for backend in cast(tuple[ListBackend, ...], getattr(module, "LIST_BACKENDS", ()))
+}
 #: how each CLI is run, by its name (a row's `cli`)
 RUNNERS: dict[str, CliRunner] = {module.CLI: module.RUNNER for module in MODULES}
 

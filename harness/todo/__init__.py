@@ -15,11 +15,9 @@ from harness.todo.specs import TodoInput, ToolSpec
 
 if TYPE_CHECKING:
     from harness.todo.cc_tasks import ClaudeTasksStore
-    from harness.todo.cc_todowrite import ClaudeTodoWriteStore
-    from harness.todo.codex_plan import CodexPlanStore
+    from harness.todo.full_list import FullListStore
     from harness.todo.granular import GranularStore
     from harness.todo.inspect_todo_write import InspectTodoWriteStore
-    from harness.todo.opencode_todowrite import OpenCodeTodoWriteStore
     from harness.todo.registry import LEVELS, designs
     from harness.todo.rewrite import RewriteStore
     from harness.todo.textlock import TextLockStore
@@ -29,11 +27,9 @@ __getattr__ = lazy(
     __name__,
     {
         "ClaudeTasksStore": "harness.todo.cc_tasks",
-        "ClaudeTodoWriteStore": "harness.todo.cc_todowrite",
-        "CodexPlanStore": "harness.todo.codex_plan",
+        "FullListStore": "harness.todo.full_list",
         "GranularStore": "harness.todo.granular",
         "InspectTodoWriteStore": "harness.todo.inspect_todo_write",
-        "OpenCodeTodoWriteStore": "harness.todo.opencode_todowrite",
         "LEVELS": "harness.todo.registry",
         "designs": "harness.todo.registry",
         "RewriteStore": "harness.todo.rewrite",
@@ -46,11 +42,9 @@ __all__ = [
     "LEVELS",
     "CapExceeded",
     "ClaudeTasksStore",
-    "ClaudeTodoWriteStore",
-    "CodexPlanStore",
+    "FullListStore",
     "GranularStore",
     "InspectTodoWriteStore",
-    "OpenCodeTodoWriteStore",
     "RewriteStore",
     "TextLockStore",
     "TodoInput",

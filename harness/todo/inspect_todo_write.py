@@ -8,9 +8,9 @@ from typing import Any, ClassVar
 
 from inspect_ai.tool import ToolDef, todo_write
 
+from harness.products.list_backend import entry_field
 from harness.products.product import ListDialect
 from harness.todo.base import STATUSES, TodoItem, TodoRejected, TodoStore
-from harness.todo.cc_todowrite import field
 from harness.todo.identity import assign_ids
 from harness.todo.specs import ToolSpec
 
@@ -46,7 +46,7 @@ class InspectTodoWriteStore(TodoStore):
     def write_steps(self, raw: Any) -> str:
         if not isinstance(raw, list):
             raise TodoRejected("`todos` must be a list of {content, status}.")
-        steps = [(field(e, "content"), field(e, "status").lower()) for e in raw]
+        steps = [(entry_field(e, "content"), entry_field(e, "status").lower()) for e in raw]
         if any(status not in STATUSES for _, status in steps):
             raise TodoRejected("status must be one of: pending, in_progress, completed.")
         ids, self._next_id = assign_ids(self.items, [c for c, _ in steps], self._next_id)

@@ -2,8 +2,9 @@
 
 A design is a `TodoStore` subclass with a `name` and its `tool_specs()` (see
 `harness/todo/specs.py` and `examples/`). The seed's levels and the product designs are the
-stores defined in `harness/todo/`'s modules, found there; a user's design is registered through
-the Python entry-point group `todo_bench.designs`, or for one run with `--design module:Class`.
+stores defined in `harness/todo/`'s modules, found there, and one per product's full-list tool
+(`full_list.py`, built from the products' modules); a user's design is registered through the
+Python entry-point group `todo_bench.designs`, or for one run with `--design module:Class`.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def _check(obj: object, origin: str) -> type[TodoStore]:
 
 def _shipped() -> dict[str, type[TodoStore]]:
     """The designs shipped in `harness/todo/`: the stores each module defines with a name of
-    their own (a new product's design is its module, listed nowhere else)."""
+    their own, and one for each product's full-list tool (`full_list.py`, from the products'
+    modules: a new product with such a tool adds no design module)."""
     import harness.todo as package
 
     found: dict[str, type[TodoStore]] = {}
@@ -63,6 +65,12 @@ def _shipped() -> dict[str, type[TodoStore]]:
                 and obj.name not in ("", "base")
             ):
                 found[obj.name] = _check(obj, f"{obj.name} ({module.__name__})")
+    from harness.todo.full_list import STORES
+
+    for name, design in STORES.items():
+        found[name] = _check(
+            design, f"{name} ({design.BACKEND.product}, harness/todo/full_list.py)"
+        )
     return found
 
 
@@ -107,8 +115,13 @@ def load(spec: str) -> str:
 def builtin(name: str) -> type[TodoStore]:
     """A design shipped in `harness/todo/`, by its name alone, without reading the entry points
     (the hook program's path: scanning the installed packages' metadata costs about 40 ms a
-    call): its module is the name with `_` for `-`, the class the store in it of that name
-    (tests/todo/test_registry.py holds every product's design to it)."""
+    call): a product's full-list design by its name, else its module is the name with `_` for
+    `-`, the class the store in it of that name (tests/todo/test_products.py holds every product's
+    design to it)."""
+    from harness.todo.full_list import STORES
+
+    if name in STORES:
+        return STORES[name]
     try:
         module = importlib.import_module(f"harness.todo.{name.replace('-', '_')}")
     except ImportError as error:

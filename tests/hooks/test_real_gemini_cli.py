@@ -19,7 +19,7 @@ from harness.hooks.hosts import HOSTS
 from harness.hooks.journal import HOOK_JOURNAL, HookRecord
 from harness.hooks.state import HOOK_STATE
 from harness.products.shipped import gemini_cli
-from harness.todo.gemini_writetodos import answer
+from harness.products.shipped.gemini_cli import answer
 from tests.hooks.conftest import real_cli, verdicts
 from tests.hooks.gemini_stub import GEMINI, GeminiStub, gemini_run
 from tests.hooks.responses_stub import Call, Say, Turn, serving

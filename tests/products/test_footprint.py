@@ -70,5 +70,5 @@ def test_each_product_is_its_module_and_its_design() -> None:
 
 def test_the_reader_finds_an_import() -> None:
     """The check reads both import forms: it can fail."""
-    assert "harness/todo/gemini_writetodos.py" in _importers("gemini_cli")
+    assert "harness/hooks/hosts.py" in _importers("claude_code")
     assert "harness/agents/hooked.py" in _importers("codex")

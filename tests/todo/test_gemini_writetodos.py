@@ -17,8 +17,11 @@ import pytest
 
 from harness.agents.binaries import AgentMissing, agents_dir, binary
 from harness.products.catalog import PRODUCTS
+from harness.products.shipped.gemini_cli import refusal
 from harness.todo.base import TodoRejected
-from harness.todo.gemini_writetodos import GeminiWriteTodosStore, refusal
+from harness.todo.full_list import STORES
+
+GeminiWriteTodosStore = STORES["gemini-writetodos"]
 
 
 def _todo(description: Any, status: Any, **extra: Any) -> dict[str, Any]:
@@ -67,19 +70,19 @@ def test_each_check_fires_on_its_case_and_no_other(
 ) -> None:
     assert refusal(params) == refused
     store = GeminiWriteTodosStore()
-    store.write_todos({"todos": [_todo("kept", "pending")]})
+    store.write_list({"todos": [_todo("kept", "pending")]})
     if refused is None:
-        store.write_todos(params)
+        store.write_list(params)
         return
     with pytest.raises(TodoRejected) as raised:
-        store.write_todos(params)
+        store.write_list(params)
     assert str(raised.value) == refused
     assert [i.text for i in store.items] == ["kept"]  # a refused call changes nothing
 
 
 def test_the_list_replaces_the_stored_one_and_the_answer_is_the_product_s() -> None:
     store = GeminiWriteTodosStore()
-    answer = store.write_todos(
+    answer = store.write_list(
         {"todos": [_todo("Write main.py", "in_progress"), _todo("Write test.py", "pending")]}
     )
     assert answer == (
@@ -90,14 +93,14 @@ def test_the_list_replaces_the_stored_one_and_the_answer_is_the_product_s() -> N
         ("1", "Write main.py", "in_progress"),
         ("2", "Write test.py", "pending"),
     ]
-    assert store.write_todos({"todos": []}) == "Successfully cleared the todo list."
+    assert store.write_list({"todos": []}) == "Successfully cleared the todo list."
     assert store.items == []
 
 
 def test_a_cancelled_item_leaves_the_harness_s_list_and_a_blocked_one_stays_as_pending() -> None:
     store = GeminiWriteTodosStore()
-    store.write_todos({"todos": [_todo("a", "pending"), _todo("b", "pending")]})
-    answer = store.write_todos({"todos": [_todo("a", "blocked"), _todo("b", "cancelled")]})
+    store.write_list({"todos": [_todo("a", "pending"), _todo("b", "pending")]})
+    answer = store.write_list({"todos": [_todo("a", "blocked"), _todo("b", "cancelled")]})
     assert answer.endswith("1. [blocked] a\n2. [cancelled] b")  # the product still shows both
     assert [(i.id, i.text, i.status) for i in store.items] == [("1", "a", "pending")]
 
@@ -107,10 +110,10 @@ def test_a_rewording_keeps_the_id_and_no_cap_applies() -> None:
 
     store = GeminiWriteTodosStore(MAX_ITEMS)
     assert store.max_items is None
-    store.write_todos({"todos": [_todo("Write main.py", "pending")]})
-    store.write_todos({"todos": [_todo("Write the main.py file", "pending")]})
+    store.write_list({"todos": [_todo("Write main.py", "pending")]})
+    store.write_list({"todos": [_todo("Write the main.py file", "pending")]})
     assert [i.id for i in store.items] == ["1"]
-    store.write_todos({"todos": [_todo(f"item {n}", "pending") for n in range(30)]})
+    store.write_list({"todos": [_todo(f"item {n}", "pending") for n in range(30)]})
     assert len(store.items) == 30
 
 
@@ -168,4 +171,4 @@ def test_the_design_and_the_pinned_product_give_the_same_verdict_and_words(
         if refused is not None:
             assert verdict == {"refused": refused}, params
         else:
-            assert verdict == {"answer": GeminiWriteTodosStore().write_todos(params)}, params
+            assert verdict == {"answer": GeminiWriteTodosStore().write_list(params)}, params

@@ -6,28 +6,29 @@ import json
 
 import pytest
 
-from harness.todo import (
-    ClaudeTasksStore,
-    ClaudeTodoWriteStore,
-    CodexPlanStore,
-    InspectTodoWriteStore,
-    OpenCodeTodoWriteStore,
-)
+from harness.products.shipped.claude_code import TODOWRITE_BACKEND
+from harness.todo import ClaudeTasksStore, InspectTodoWriteStore
 from harness.todo.base import TodoRejected
+from harness.todo.full_list import STORES, FullListStore
 from harness.todo.registry import DesignError, designs, load
 from harness.todo.variants import HEADLINE, parse_variants, products
 
 
-def todos(*rows: tuple[str, str]) -> list[dict[str, str]]:
-    return [{"content": c, "status": s, "activeForm": c} for c, s in rows]
+def todos(*rows: tuple[str, str]) -> dict[str, list[dict[str, str]]]:
+    return {"todos": [{"content": c, "status": s, "activeForm": c} for c, s in rows]}
+
+
+ClaudeTodoWriteStore = STORES["cc-todowrite"]
+CodexPlanStore = STORES["codex-plan"]
+OpenCodeTodoWriteStore = STORES["opencode-todowrite"]
 
 
 def test_todowrite_keeps_ids_by_text_and_rewording() -> None:
     store = ClaudeTodoWriteStore()
-    store.write_todos(todos(("Write main.py", "pending"), ("Write test.py", "pending")))
+    store.write_list(todos(("Write main.py", "pending"), ("Write test.py", "pending")))
     assert [(i.id, i.text) for i in store.items] == [("1", "Write main.py"), ("2", "Write test.py")]
     # reordered, one reworded, one new: the reworded item keeps its id, the new one gets 3
-    store.write_todos(
+    store.write_list(
         todos(
             ("Write the test.py file", "pending"),
             ("Write main.py", "completed"),
@@ -44,31 +45,40 @@ def test_todowrite_keeps_ids_by_text_and_rewording() -> None:
 @pytest.mark.parametrize(
     ("payload", "message"),
     [
-        ([{"content": "a", "status": "pending"}], "activeForm"),
+        ({"todos": [{"content": "a", "status": "pending"}]}, "activeForm"),
         (todos(("a", "done")), "status"),
-        ("nope", "must be a list"),
+        ({"todos": "nope"}, "must be a list"),
     ],
 )
-def test_todowrite_rejects_what_the_schema_forbids(payload: object, message: str) -> None:
+def test_todowrite_rejects_what_the_schema_forbids(
+    payload: dict[str, object], message: str
+) -> None:
     store = ClaudeTodoWriteStore()
     with pytest.raises(TodoRejected, match=message):
-        store.write_todos(payload)
+        store.write_list(payload)
     assert store.items == []
 
 
 def test_todowrite_has_no_cap_and_no_single_in_progress_rule() -> None:
     store = ClaudeTodoWriteStore()
-    store.write_todos(todos(*((f"step {i}", "in_progress") for i in range(30))))
+    store.write_list(todos(*((f"step {i}", "in_progress") for i in range(30))))
     assert len(store.items) == 30
 
 
 def test_codex_plan_allows_one_step_in_progress() -> None:
     store = CodexPlanStore()
     with pytest.raises(TodoRejected, match="At most one step"):
-        store.update_plan(
-            [{"step": "a", "status": "in_progress"}, {"step": "b", "status": "in_progress"}]
+        store.write_list(
+            {
+                "plan": [
+                    {"step": "a", "status": "in_progress"},
+                    {"step": "b", "status": "in_progress"},
+                ]
+            }
         )
-    store.update_plan([{"step": "a", "status": "in_progress"}, {"step": "b", "status": "pending"}])
+    store.write_list(
+        {"plan": [{"step": "a", "status": "in_progress"}, {"step": "b", "status": "pending"}]}
+    )
     assert [i.text for i in store.items] == ["a", "b"]
 
 
@@ -78,14 +88,16 @@ def test_opencode_todowrite_takes_the_whole_list_and_answers_with_it() -> None:
         {"content": "Write main.py", "status": "in_progress", "priority": "high"},
         {"content": "Write test.py", "status": "in_progress", "priority": "low"},
     ]
-    assert json.loads(store.write_todos(sent)) == sent  # no single-in-progress rule
+    assert json.loads(store.write_list({"todos": sent})) == sent  # no single-in-progress rule
     assert [(i.id, i.text) for i in store.items] == [("1", "Write main.py"), ("2", "Write test.py")]
     # the product takes any status string: the design its four, a cancelled item off the work
     with pytest.raises(TodoRejected, match="status must be"):
-        store.write_todos([{"content": "Write main.py", "status": "blocked", "priority": "high"}])
+        store.write_list(
+            {"todos": [{"content": "Write main.py", "status": "blocked", "priority": "high"}]}
+        )
     assert len(store.items) == 2
     sent[1]["status"] = "cancelled"
-    assert json.loads(store.write_todos(sent)) == sent  # the product still shows it
+    assert json.loads(store.write_list({"todos": sent})) == sent  # the product still shows it
     assert [(i.id, i.text) for i in store.items] == [("1", "Write main.py")]
 
 
@@ -158,11 +170,13 @@ def test_a_users_design_that_names_a_product_joins_the_products_set(
 ) -> None:
     from harness.todo import registry
 
-    class MyPlanStore(ClaudeTodoWriteStore):
+    class MyPlanStore(FullListStore):
+        BACKEND = TODOWRITE_BACKEND
         name = "my-plan"
         PRODUCT = "My agent's plan tool"
 
-    class NotAProduct(ClaudeTodoWriteStore):
+    class NotAProduct(FullListStore):
+        BACKEND = TODOWRITE_BACKEND
         name = "not-a-product"
         PRODUCT = ""
 
@@ -207,7 +221,8 @@ def test_an_entry_point_under_a_shipped_design_s_name_is_refused_in_one_line(
 ) -> None:
     from harness.todo import registry
 
-    class Impostor(ClaudeTodoWriteStore):
+    class Impostor(FullListStore):
+        BACKEND = TODOWRITE_BACKEND
         name = "cc-todowrite"
 
     monkeypatch.setattr(registry, "entry_points", lambda group: [_Point("cc-todowrite", Impostor)])

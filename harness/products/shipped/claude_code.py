@@ -8,9 +8,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel
 
 from harness.products.cli_runner import CliRunner, Common
+from harness.products.list_backend import ListBackend, Refused, Taken, entry_field
 from harness.products.product import (
     OFFLINE,
     CliProduct,
@@ -40,6 +43,51 @@ PACKAGE = "@anthropic-ai/claude-code"
 VERSION = "2.1.332"
 TODOWRITE = ListDialect(tool="TodoWrite", key="todos", text="content", copies=("activeForm",))
 TASKS = TaskTools(create="TaskCreate", update="TaskUpdate", reads=("TaskList", "TaskGet"))
+#: the statuses TodoWrite takes
+STATUSES = ("pending", "in_progress", "completed")
+
+
+class ClaudeTodo(BaseModel):
+    """One item as TodoWrite takes it."""
+
+    content: str
+    status: Literal["pending", "in_progress", "completed"]
+    activeForm: str  # noqa: N815 - the product's own field name
+
+
+async def _todo_write(todos: list[ClaudeTodo]) -> str:
+    raise NotImplementedError
+
+
+def _take_todos(params: dict[str, Any]) -> Taken:
+    """TodoWrite: the whole list of `{content, status, activeForm}` with no ids replaces the
+    stored one; no cap, no check against the stored list."""
+    raw = params[TODOWRITE.key]
+    if not isinstance(raw, list):
+        raise Refused("`todos` must be a list of {content, status, activeForm}.")
+    rows = []
+    for position, entry in enumerate(raw, start=1):
+        content, status = entry_field(entry, "content"), entry_field(entry, "status").lower()
+        if not content or not entry_field(entry, "activeForm"):
+            raise Refused(f"Item {position}: content and activeForm are required.")
+        if status not in STATUSES:
+            raise Refused(f"Item {position}: status must be pending, in_progress or completed.")
+        rows.append((content, status))
+    return rows, "Todo list updated. Keep it current and carry on with the task in progress."
+
+
+TODOWRITE_BACKEND = ListBackend(
+    design="cc-todowrite",
+    product="Claude Code TodoWrite",
+    tool=TODOWRITE.tool,
+    description="Write your task list for this session: send the complete list every time, each "
+    "item with `content` (what to do), `status` (pending, in_progress or completed) and "
+    "`activeForm` (the same step phrased as ongoing work). Keep exactly one item in_progress "
+    "while you work, and mark an item completed as soon as it is done.",
+    params={"todos": "The complete, updated list."},
+    signature=_todo_write,
+    take=_take_todos,
+)
 
 
 def task_line(
@@ -140,11 +188,14 @@ _COMMON: dict[str, Any] = {
     "summary_request": ("<analysis>", "<summary>"),
 }
 
+#: the designs built from this module (harness/todo/full_list.py)
+LIST_BACKENDS = (TODOWRITE_BACKEND,)
+
 ROWS = (
     CliProduct(
         name="cli/claude-code-todowrite",
         title="Claude Code, TodoWrite (full-list rewrite)",
-        design="cc-todowrite",
+        design=TODOWRITE_BACKEND.design,
         env={**_QUIET, "CLAUDE_CODE_ENABLE_TASKS": "false"},
         todo_tools=(TODOWRITE.tool,),
         dialect=TODOWRITE,

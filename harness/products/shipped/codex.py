@@ -10,7 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from pydantic import BaseModel
+
 from harness.products.cli_runner import CliRunner, Common
+from harness.products.list_backend import ListBackend, Refused, Taken, entry_field
 from harness.products.product import OFFLINE, CliProduct, Extension, ListDialect, Shell
 from harness.products.reading import as_dict, items, lines
 from harness.products.session_record import (
@@ -36,6 +39,49 @@ RECORDS = "sessions/**/rollout-*.jsonl"
 #: Codex CLI's answer to an `update_plan` it took; its rollout marks no answer as an error, and
 #: any other answer to that tool is a refusal (arguments it could not parse)
 PLAN_TAKEN = "Plan updated"
+#: the statuses update_plan takes
+STATUSES = ("pending", "in_progress", "completed")
+
+
+class PlanStep(BaseModel):
+    """One step as update_plan takes it."""
+
+    step: str
+    status: str
+
+
+async def _update_plan(plan: list[PlanStep], explanation: str | None = None) -> str:
+    raise NotImplementedError
+
+
+def _take_plan(params: dict[str, Any]) -> Taken:
+    """update_plan: `plan: [{step, status}]` (and an optional explanation) replaces the stored
+    plan; at most one step may be in progress; no ids, no cap."""
+    raw = params[PLAN.key]
+    if not isinstance(raw, list):
+        raise Refused("`plan` must be a list of {step, status}.")
+    steps = [(entry_field(e, "step"), entry_field(e, "status").lower()) for e in raw]
+    for position, (step, status) in enumerate(steps, start=1):
+        if not step:
+            raise Refused(f"Step {position}: text required.")
+        if status not in STATUSES:
+            raise Refused(f"Step {position}: status must be pending, in_progress or completed.")
+    if sum(status == "in_progress" for _, status in steps) > 1:
+        raise Refused("At most one step can be in_progress.")
+    return steps, PLAN_TAKEN
+
+
+PLAN_BACKEND = ListBackend(
+    design="codex-plan",
+    product="Codex CLI update_plan",
+    tool=PLAN.tool,
+    description="Record your plan for the task as short steps, each with a status: pending, "
+    "in_progress or completed. Send the whole plan each time it changes; at most one step may "
+    "be in_progress. Add an explanation when the plan changes course.",
+    params={"plan": "Every step, in order.", "explanation": "Why the plan changed (optional)."},
+    signature=_update_plan,
+    take=_take_plan,
+)
 
 #: what the Codex row sets, each by Codex's own config key: `update_plan` is hidden from a
 #: headless run unless asked for; no analytics or OpenTelemetry metrics, no update check, no
@@ -79,12 +125,15 @@ HOOKS_TRUST = (
 #: episodes pass it: their hooks are the harness's own)
 HOOKS_TRUST_FLAG = "--dangerously-bypass-hook-trust"
 
+#: the designs built from this module (harness/todo/full_list.py)
+LIST_BACKENDS = (PLAN_BACKEND,)
+
 ROWS = (
     CliProduct(
         name="cli/codex",
         title="Codex CLI, update_plan (full-plan rewrite)",
         cli=CLI,
-        design="codex-plan",
+        design=PLAN_BACKEND.design,
         package=PACKAGE,
         version=VERSION,
         binary="node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",

@@ -13,7 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from harness.products.cli_runner import CliRunner, Common, config_tree
+from harness.products.list_backend import ListBackend, Refused, Taken
 from harness.products.product import (
     OFFLINE,
     CliProduct,
@@ -96,12 +99,117 @@ WHY = {
     "tools.exclude": OFFLINE + f"; its web tools ({', '.join(WEB_TOOLS)}) left out",
 }
 
+
+#: the product's statuses the harness's list does not hold: off the work, and waiting
+CANCELLED, BLOCKED = "cancelled", "blocked"
+_FIELDS = (WRITE_TODOS.text, "status")
+
+
+class GeminiTodo(BaseModel):
+    """One item as write_todos takes it."""
+
+    description: str
+    status: str
+
+
+async def _write_todos(todos: list[GeminiTodo]) -> str:
+    raise NotImplementedError
+
+
+def _entry(entry: Any) -> Any:
+    """An entry as the product receives it: a JSON object (inspect may pass a model)."""
+    return entry.model_dump() if isinstance(entry, BaseModel) else entry
+
+
+def refusal(params: dict[str, Any]) -> str | None:
+    """The product's reason for refusing a call's arguments, None if it takes them: its
+    schema's first error (ajv's words, `params` the arguments), then its handler's checks
+    (`validateToolParamValues`), as Gemini CLI 0.61.0 makes them: `todos` an array of objects
+    with exactly `description` and `status`; a status one of STATUSES, as written (no case
+    folding); a description with more than blanks; at most one item in_progress. No cap, no
+    check against the stored list."""
+    if WRITE_TODOS.key not in params:
+        return f"params must have required property '{WRITE_TODOS.key}'"
+    if any(name != WRITE_TODOS.key for name in params):
+        return "params must NOT have additional properties"
+    raw = params[WRITE_TODOS.key]
+    if not isinstance(raw, list):
+        return "params/todos must be array"
+    entries = [_entry(e) for e in raw]
+    for position, entry in enumerate(entries):
+        where = f"params/todos/{position}"
+        if not isinstance(entry, dict):
+            return f"{where} must be object"
+        for name in _FIELDS:
+            if name not in entry:
+                return f"{where} must have required property '{name}'"
+        if any(name not in _FIELDS for name in entry):
+            return f"{where} must NOT have additional properties"
+        for name in _FIELDS:
+            if not isinstance(entry[name], str):
+                return f"{where}/{name} must be string"
+        if entry["status"] not in STATUSES:
+            return f"{where}/status must be equal to one of the allowed values"
+    for entry in entries:
+        if not entry[WRITE_TODOS.text].strip():
+            return "Each todo must have a non-empty description string"
+    if sum(entry["status"] == "in_progress" for entry in entries) > 1:
+        return 'Invalid parameters: Only one task can be "in_progress" at a time.'
+    return None
+
+
+def answer(entries: list[dict[str, str]]) -> str:
+    """The product's answer to a list it took."""
+    if not entries:
+        return "Successfully cleared the todo list."
+    listed = "\n".join(
+        f"{n}. [{e['status']}] {e[WRITE_TODOS.text]}" for n, e in enumerate(entries, start=1)
+    )
+    return f"Successfully updated the todo list. The current list is now:\n{listed}"
+
+
+def _take_todos(params: dict[str, Any]) -> Taken:
+    """write_todos: the whole list of `{description, status}` with no ids replaces the stored
+    one; the product answers with the list it stored, numbered. The harness's list holds
+    pending, in_progress and completed items: a `cancelled` item is one the model took off the
+    work (it leaves the list the harness holds; the product keeps showing it, and the detectors
+    read a removal, sanctioned where the user cancelled that subtask, a dropped item where not);
+    a `blocked` item is still work to do, held as pending."""
+    reason = refusal(params)
+    if reason is not None:
+        raise Refused(reason)
+    entries = [_entry(e) for e in params[WRITE_TODOS.key]]
+    work = [
+        (e[WRITE_TODOS.text].strip(), "pending" if e["status"] == BLOCKED else e["status"])
+        for e in entries
+        if e["status"] != CANCELLED
+    ]
+    return work, answer(entries)
+
+
+WRITE_TODOS_BACKEND = ListBackend(
+    design="gemini-writetodos",
+    product="Gemini CLI write_todos",
+    tool=WRITE_TODOS.tool,
+    description="Write the subtasks of the user's request as your todo list: send the complete "
+    "list every time, each item with `description` and `status` (pending, in_progress, "
+    "completed, cancelled or blocked). At most one item may be in_progress; mark an item "
+    "completed as soon as it is done.",
+    params={"todos": "The complete list; it replaces the existing one."},
+    signature=_write_todos,
+    take=_take_todos,
+)
+
+
+#: the designs built from this module (harness/todo/full_list.py)
+LIST_BACKENDS = (WRITE_TODOS_BACKEND,)
+
 ROWS = (
     CliProduct(
         name="cli/gemini-cli",
         title="Gemini CLI, write_todos (full-list rewrite)",
         cli=CLI,
-        design="gemini-writetodos",
+        design=WRITE_TODOS_BACKEND.design,
         package=PACKAGE,
         version=VERSION,
         binary="node_modules/@google/gemini-cli/bundle/gemini.js",

@@ -10,7 +10,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from harness.products.cli_runner import CliRunner, Common, config_tree
+from harness.products.list_backend import ListBackend, Refused, Taken, entry_field
 from harness.products.product import OFFLINE, CliProduct, Extension, FileTools, ListDialect, Shell
 from harness.products.reading import as_dict, items, lines
 from harness.products.session_record import (
@@ -78,12 +81,74 @@ WHY = {
     "permission.websearch": OFFLINE,
 }
 
+
+#: the statuses its schema names (it takes any string; another one is refused by the design:
+#: in a CLI episode an episode error, `RecordMismatch`, never a silent difference)
+STATUSES = ("pending", "in_progress", "completed", "cancelled")
+#: its fourth status: the item stays in the product's list, off the work
+CANCELLED = "cancelled"
+
+
+class OpenCodeTodo(BaseModel):
+    """One item as todowrite takes it."""
+
+    content: str
+    status: str
+    priority: str
+
+
+async def _todowrite(todos: list[OpenCodeTodo]) -> str:
+    raise NotImplementedError
+
+
+def _take_todos(params: dict[str, Any]) -> Taken:
+    """todowrite: the whole list of `{content, status, priority}` with no ids replaces the
+    stored one; the product answers with the list it stored, as JSON. A `cancelled` item is one
+    the model took off the work: it leaves the list the harness holds (the product keeps showing
+    it), and the detectors read a removal, sanctioned where the user cancelled that subtask, a
+    dropped item where not."""
+    raw = params[TODOWRITE.key]
+    if not isinstance(raw, list):
+        raise Refused("`todos` must be a list of {content, status, priority}.")
+    rows = [
+        (entry_field(e, "content"), entry_field(e, "status").lower(), entry_field(e, "priority"))
+        for e in raw
+    ]
+    for position, (content, status, _) in enumerate(rows, start=1):
+        if not content:
+            raise Refused(f"Item {position}: content is required.")
+        if status not in STATUSES:
+            raise Refused(
+                f"Item {position}: status must be pending, in_progress, completed or cancelled."
+            )
+    stored = [{"content": c, "status": s, "priority": p} for c, s, p in rows]
+    work = [(content, status) for content, status, _ in rows if status != CANCELLED]
+    return work, json.dumps(stored, indent=2, ensure_ascii=False)
+
+
+TODOWRITE_BACKEND = ListBackend(
+    design="opencode-todowrite",
+    product="OpenCode todowrite",
+    tool=TODOWRITE.tool,
+    description="Write your todo list for this session: send the complete list every time, each "
+    "item with `content` (what to do), `status` (pending, in_progress or completed) and "
+    "`priority` (high, medium or low). Keep one item in_progress while you work and mark an "
+    "item completed as soon as it is done.",
+    params={"todos": "The complete, updated list."},
+    signature=_todowrite,
+    take=_take_todos,
+)
+
+
+#: the designs built from this module (harness/todo/full_list.py)
+LIST_BACKENDS = (TODOWRITE_BACKEND,)
+
 ROWS = (
     CliProduct(
         name="cli/opencode",
         title="OpenCode, todowrite (full-list rewrite)",
         cli=CLI,
-        design="opencode-todowrite",
+        design=TODOWRITE_BACKEND.design,
         package=PACKAGE,
         version=VERSION,
         binary="node_modules/opencode-linux-x64/bin/opencode",
