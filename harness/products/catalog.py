@@ -15,7 +15,14 @@ from typing import Any, Protocol, cast
 from harness.products import shipped
 from harness.products.cli_runner import CliRunner
 from harness.products.list_backend import ListBackend
-from harness.products.product import CliProduct, FileTools, ListDialect, Shell, TaskTools
+from harness.products.product import (
+    CliProduct,
+    ContextTags,
+    FileTools,
+    ListDialect,
+    Shell,
+    TaskTools,
+)
 from harness.products.session_record import CallRecord, Event
 
 
@@ -83,6 +90,10 @@ SHELLS: tuple[Shell, ...] = tuple(dict.fromkeys(p.shell for p in PRODUCTS.values
 #: the folders the products keep for themselves in a project
 OWN_FOLDERS: tuple[str, ...] = tuple(
     dict.fromkeys(f for p in PRODUCTS.values() for f in p.own_folders)
+)
+#: how the products show a hook's added context to the model, each once
+CONTEXT_TAGS: tuple[ContextTags, ...] = tuple(
+    dict.fromkeys(p.extension.context for p in PRODUCTS.values() if p.extension.context)
 )
 #: the products' compaction requests, each by the words it asks for its summary in
 SUMMARY_REQUESTS: tuple[tuple[str, ...], ...] = tuple(

@@ -92,6 +92,19 @@ class Shell(BaseModel):
     described: bool = False
 
 
+class ContextTags(BaseModel):
+    """How the model reads what a hook adds (a refusal, the injected list): the tags the product
+    puts around it and whether it escapes `<` and `>` inside."""
+
+    model_config = ConfigDict(frozen=True)
+
+    open: str
+    close: str
+    #: escaped inside (then the tags sit right around the hook's text); not escaped, the tags
+    #: may hold the product's own words beside it (a reminder)
+    escaped: bool = False
+
+
 class Extension(BaseModel):
     """How a user extends the product (where todo-bench's fixes go), and what it can do."""
 
@@ -117,6 +130,8 @@ class Extension(BaseModel):
     flat_deny: bool = False
     #: keys of the hooks file's `hooks` section that are switches, not events
     config_fields: tuple[str, ...] = ()
+    #: how the model reads a hook's added context (None: as the hook sent it)
+    context: ContextTags | None = None
 
 
 class CliProduct(BaseModel):

@@ -32,6 +32,9 @@ def facts(products: list[CliProduct]) -> dict[str, str]:
         out.update({words: f"{p.name}'s compaction words" for words in p.summary_request})
         if p.compact_command:
             out[p.compact_command] = f"{p.name}'s compaction command"
+        if p.extension.context:
+            tags = (p.extension.context.open, p.extension.context.close)
+            out.update({tag: f"{p.name}'s context tag" for tag in tags})
         if p.file_tools:
             names = (p.file_tools.write, p.file_tools.read, *p.file_tools.edits)
             out.update({n: f"{p.name}'s file tool" for n in names if n[0].isupper()})

@@ -18,6 +18,7 @@ from inspect_ai.model import (
 from harness.episode.prompts import INJECTED_LIST
 from harness.models.sim.beliefs import Beliefs
 from harness.models.sim.recall import parse_rendered
+from harness.products.catalog import CONTEXT_TAGS
 from harness.todo.base import TodoItem, render
 from harness.todo.specs import CLASSIC_NAMES
 
@@ -29,11 +30,11 @@ INJECTED_HEADER = INJECTED_LIST.partition("{rendered}")[0]
 #: how a refusal to stop begins, wherever it is shown (the loop: a user message of its own;
 #: a Claude Code Stop hook: a `<system-reminder>` after "Stop hook blocking error from ...: ")
 BLOCKED = "Completion blocked"
-#: where a product's reminder ends (Claude Code)
-REMINDER_END = "</system-reminder>"
-#: where Gemini CLI shows a hook's context: its `<` and `>` escaped inside (the in-progress
-#: marker `[>]` reads `[&gt;]`), the tags around it not (tests/hooks/test_real_gemini_cli.py)
-HOOK_CONTEXT = ("<hook_context>", "</hook_context>")
+#: where the products show a hook's context: in a reminder, as sent, which may hold the
+#: product's own words before it (Claude Code's), or wrapped right around it with `<` and `>`
+#: escaped inside (Gemini CLI's)
+REMINDERS = tuple(tags for tags in CONTEXT_TAGS if not tags.escaped)
+ESCAPING = tuple(tags for tags in CONTEXT_TAGS if tags.escaped)
 #: how a design states its item limit when it refuses a list that would exceed it
 CAP_REFUSAL = re.compile(r"Max (\d+) todos allowed")
 #: how the store names the items in progress when a start would make a second one
@@ -237,7 +238,7 @@ class Observer(Beliefs):
             m.reminded = True
             return
         if BLOCKED in text:  # where the product shows it (sim v4: not only at the start)
-            text = text[text.index(BLOCKED) :].partition(REMINDER_END)[0]
+            text = _to_reminder_end(text[text.index(BLOCKED) :])
             # a refusal lists what is pending by title, or in the words of the agent's plan
             own = {
                 subtask.id
@@ -296,17 +297,25 @@ class Observer(Beliefs):
 
 def injected_list(text: str) -> list[TodoItem] | None:
     """The last list kept by the system that `text` shows under the injection's header, if any;
-    in Gemini CLI's `<hook_context>`, read as the product escaped it (only there: elsewhere an
-    item's own `&gt;` is its text), inside the function response inspect's bridge shows as
-    JSON (`{"output": ...}`)."""
+    in a product's escaping tags (Gemini CLI's), read as the product escaped it (only there:
+    elsewhere an item's own `&gt;` is its text), inside the function response inspect's bridge
+    shows as JSON (`{"output": ...}`)."""
     text = _response_output(text)
     if INJECTED_HEADER not in text:
         return None
     before, _, shown = text.rpartition(INJECTED_HEADER)
-    shown = shown.partition(REMINDER_END)[0]
-    if before.endswith(HOOK_CONTEXT[0]):
-        shown = shown.partition(HOOK_CONTEXT[1])[0].replace("&lt;", "<").replace("&gt;", ">")
+    shown = _to_reminder_end(shown)
+    for tags in ESCAPING:
+        if before.endswith(tags.open):
+            shown = shown.partition(tags.close)[0].replace("&lt;", "<").replace("&gt;", ">")
     return parse_rendered(shown)
+
+
+def _to_reminder_end(text: str) -> str:
+    """`text` up to where a product's reminder around it ends."""
+    for tags in REMINDERS:
+        text = text.partition(tags.close)[0]
+    return text
 
 
 def _response_output(text: str) -> str:

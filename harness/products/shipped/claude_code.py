@@ -17,6 +17,7 @@ from harness.products.list_backend import ListBackend, Refused, Taken, entry_fie
 from harness.products.product import (
     OFFLINE,
     CliProduct,
+    ContextTags,
     Extension,
     FileTools,
     ListDialect,
@@ -43,6 +44,8 @@ PACKAGE = "@anthropic-ai/claude-code"
 VERSION = "2.1.332"
 TODOWRITE = ListDialect(tool="TodoWrite", key="todos", text="content", copies=("activeForm",))
 TASKS = TaskTools(create="TaskCreate", update="TaskUpdate", reads=("TaskList", "TaskGet"))
+#: where it shows a hook's context (and a Stop hook's refusal) to the model
+REMINDER = ContextTags(open="<system-reminder>", close="</system-reminder>")
 #: the statuses TodoWrite takes
 STATUSES = ("pending", "in_progress", "completed")
 
@@ -182,6 +185,7 @@ _COMMON: dict[str, Any] = {
         config=SETTINGS,
         note="PreToolUse (can deny a call), PostToolUse (can add context), Stop (can refuse "
         "the stop), PreCompact, SessionStart",
+        context=REMINDER,
     ),
     # its `/compact`, as the prompt of a resumed print-mode session (scripts/probe_compact.py)
     "compact_command": "/compact",
@@ -294,7 +298,7 @@ def recognises(record: dict[str, Any]) -> bool:
     )
 
 
-_NOT_TYPED = ("<command-", "<local-command", "Caveat:", "<system-reminder>")
+_NOT_TYPED = ("<command-", "<local-command", "Caveat:", REMINDER.open)
 _CREATED = re.compile(r"Task #(\w+) created")
 _GOT = re.compile(r"^Task #(\w+): (.*)$")
 _GOT_STATUS = re.compile(r"^Status: (\w+)", re.MULTILINE)

@@ -20,6 +20,7 @@ from harness.products.list_backend import ListBackend, Refused, Taken
 from harness.products.product import (
     OFFLINE,
     CliProduct,
+    ContextTags,
     Extension,
     FileTools,
     ListDialect,
@@ -236,6 +237,9 @@ ROWS = (
             regex_matchers=True,
             flat_deny=True,
             config_fields=HOOKS_CONFIG_FIELDS,
+            # its `<` and `>` escaped inside (the in-progress marker `[>]` reads `[&gt;]`), the
+            # tags around it not (tests/hooks/test_real_gemini_cli.py)
+            context=ContextTags(open="<hook_context>", close="</hook_context>", escaped=True),
         ),
         # every fix: the checks of write_todos (`BeforeTool`), the injection (`AfterTool`, read
         # by the simulated agent in its escaped `<hook_context>`) and the gates (`AfterAgent`,
