@@ -105,8 +105,10 @@ def long_reference(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return (out / "summary.json").read_bytes()
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-@pytest.mark.parametrize("stop", ["one-ctrl-c", "two-ctrl-c", "sigterm"])
+@pytest.mark.parametrize(
+    ("workers", "stop"),
+    [(w, s) for s in ("one-ctrl-c", "two-ctrl-c") for w in ("1", "2")] + [("2", "sigterm")],
+)
 def test_ctrl_c_ends_the_run_within_seconds_and_it_resumes(
     long_reference: bytes, tmp_path: Path, workers: str, stop: str
 ) -> None:
