@@ -31,7 +31,7 @@ inspect-newest` runs it against the newest releases the registry serves).
   inspect-swe 0.2.72): inspect-swe runs some CLIs (Gemini CLI) from its own install folder, and
   installs one there from npm unless the folder's binary answers `--version` with the version
   asked for; the episode links the pinned binary of `make agents` there (where in the folder:
-  the product's module), so a run downloads nothing.
+  its runner's `install_link`), so a run downloads nothing.
 - `bridge_port_key` (the `MODEL_PORT` string in the module of each inspect-swe CLI agent,
   checked on inspect-swe 0.2.72): inspect-swe serves a sample's CLI runs on consecutive local
   ports counted under a key of the sample store, from 3001 for every sample; an episode starts

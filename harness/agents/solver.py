@@ -23,6 +23,7 @@ from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSyste
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from harness import cleanup, progress
+from harness._inspect_private import seed_sandbox_install
 from harness.agents.binaries import binary
 from harness.agents.bridge_ports import sample_bridge_ports
 from harness.agents.cli_episode import (
@@ -92,7 +93,9 @@ def cli_agent(product: CliProduct, kind: SandboxKind = "local") -> Solver:
             owed = cleanup.owed(where.cut_short(home, workspace.root))
             async with sample_bridge_ports(runner.inspect_agent, runs) if local else _no_block():
                 with owed, where.episode_env({**env, "XDG_CACHE_HOME": str(home / ".cache")}):
-                    runner.prepare(product, home, binary(product))
+                    if runner.install_link is not None:
+                        seed_sandbox_install(runner.install_link, binary(product))
+                    runner.prepare(product, home)
                     await where.prepare(home)
                     state = await _converse(agent, episode, watchdog, state, generate)
         except Exception:  # the watchdog stopped the CLI at its budget, or it failed

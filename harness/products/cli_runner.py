@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 Common = dict[str, Any]
 
 
-def _nothing(product: CliProduct, home: Path, binary: Path) -> None:
+def _nothing(product: CliProduct, home: Path) -> None:
     return None
 
 
@@ -39,9 +39,12 @@ class CliRunner:
     inspect_agent: str
     #: the product's own record of its calls, read from the episode's HOME after the run
     record: Callable[[Path], list[CallRecord]]
-    #: run on the host just before the CLI starts, given the episode's HOME and the pinned
-    #: binary `make agents` installed
-    prepare: Callable[[CliProduct, Path, Path], None] = field(default=_nothing)
+    #: run on the host just before the CLI starts, given the episode's HOME
+    prepare: Callable[[CliProduct, Path], None] = field(default=_nothing)
+    #: where in inspect-swe's own install folder it looks for an installed copy of the CLI
+    #: before it downloads one (the episode links the pinned binary of `make agents` there); None
+    #: where inspect-swe runs the binary it finds on PATH
+    install_link: str | None = None
     #: how many compactions the product's own record holds (only a product with a compaction
     #: command, `CliProduct.compact_command`, is asked)
     compactions: Callable[[Path], int] = field(default=_none)

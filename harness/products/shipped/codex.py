@@ -311,5 +311,5 @@ RUNNER = CliRunner(
     agent=_agent,
     inspect_agent="codex_cli",
     record=home_calls,
-    prepare=lambda product, episode_home, binary: _seed_catalog(product),
+    prepare=lambda product, episode_home: _seed_catalog(product),
 )

@@ -424,12 +424,8 @@ def _settings_file(product: CliProduct) -> Path:
     return path
 
 
-def _prepare(product: CliProduct, home: Path, binary: Path) -> None:
-    """Gemini CLI's binary where inspect-swe finds it, and the row's settings file."""
-    # imported here: the products wing is read by the hook program, which loads no inspect
-    from harness._inspect_private import seed_sandbox_install
-
-    seed_sandbox_install(INSTALL_LINK, binary)
+def _prepare(product: CliProduct, home: Path) -> None:
+    """The row's settings file, before the CLI starts."""
     _settings_file(product)
 
 
@@ -452,4 +448,10 @@ def _agent(product: CliProduct, common: Common, home: Path) -> Agent:
 #: (it overrides the user settings inspect-swe writes; in the user's own cache, since Gemini CLI
 #: skips one under a folder others may write to, as /tmp); its chat JSONL under
 #: `$HOME/.gemini/tmp/`.
-RUNNER = CliRunner(agent=_agent, inspect_agent="gemini_cli", record=home_calls, prepare=_prepare)
+RUNNER = CliRunner(
+    agent=_agent,
+    inspect_agent="gemini_cli",
+    record=home_calls,
+    prepare=_prepare,
+    install_link=INSTALL_LINK,
+)

@@ -350,5 +350,5 @@ RUNNER = CliRunner(
     agent=_agent,
     inspect_agent="opencode",
     record=home_calls,
-    prepare=lambda product, home, binary: seed_plugin_sdk(config_folder(home), product),
+    prepare=lambda product, home: seed_plugin_sdk(config_folder(home), product),
 )
