@@ -4,8 +4,12 @@ summary.json and episodes.json.gz but no logs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from harness import storage
+from harness._inspect_private import sample_stores
 from harness.episode.ledger import Ledger
 from harness.errors import UsageError
 from harness.results.kept import KeptEpisode, KeptRun, read_kept
@@ -24,19 +28,17 @@ def kept_of_logs(logs: str, results: list[TaskResult], price: Price | None) -> K
     for info in list_eval_logs(logs, recursive=True):
         header = read_eval_log(info.name, header_only=True)
         if header.status == "success":
-            headers.append((header.eval.created, info.name))
-    for _, name in sorted(headers, reverse=True):  # newest first
-        log = read_eval_log(name)
-        variant = str((log.eval.metadata or {}).get("variant", log.eval.task_id))
-        for sample in log.samples or []:
-            key = (variant, str(sample.id), sample.epoch)
+            variant = str((header.eval.metadata or {}).get("variant", header.eval.task_id))
+            headers.append((header.eval.created, info.name, variant))
+    for _, name, variant in sorted(headers, reverse=True):  # newest first
+        for scenario, epoch, store in _stores(name):
+            key = (variant, scenario, epoch)
             if key not in wanted or key in found:
                 continue
-            store = sample.store
             found[key] = KeptEpisode(
                 variant=variant,
-                scenario=str(sample.id),
-                epoch=sample.epoch,
+                scenario=scenario,
+                epoch=epoch,
                 ledger_json=str(store.get("EpisodeRecord:ledger_json") or ""),
                 checks=list(store.get("EpisodeRecord:checks") or []),
                 task_state=dict(store.get("EpisodeRecord:task_state") or {}),
@@ -45,6 +47,16 @@ def kept_of_logs(logs: str, results: list[TaskResult], price: Price | None) -> K
     if missing:
         raise UsageError(f"{logs}: the logs lack {len(missing)} scored episodes ({missing[0]})")
     return KeptRun(price=price, episodes=list(found.values()))
+
+
+def _stores(name: str) -> list[tuple[str, int, dict[str, Any]]]:
+    """Each sample's id, epoch and store in a log: read from its bytes where it is an `.eval`
+    log (`sample_stores`), else through inspect."""
+    stores = sample_stores(storage.read_bytes(name)) if name.endswith(".eval") else None
+    if stores is not None:
+        return stores
+    log = read_eval_log(name)
+    return [(str(s.id), s.epoch, dict(s.store)) for s in log.samples or []]
 
 
 def rescore_kept(folder: str, summary: Summary) -> Summary:

@@ -5,16 +5,20 @@ an edited episode where something did, one line on a damaged file."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
+from inspect_ai.log import read_eval_log, write_eval_log
 
+from harness._inspect_private import sample_stores
 from harness.commands import main
 from harness.results.kept import EPISODES
 from harness.results.summary import read_summary, write_summary
-from harness.run.rescore_kept import rescore_kept
+from harness.run.rescore_kept import _stores, rescore_kept
 from tests.helpers import ROOT
 
 
@@ -137,3 +141,25 @@ def test_a_run_folder_keeps_its_episodes_and_rescores_without_its_logs(
     before = (folder / "summary.json").read_bytes()
     assert main(["rescore", str(folder)]) == 0
     assert (folder / "summary.json").read_bytes() == before
+
+
+def test_a_run_s_episodes_are_read_from_its_logs_bytes_as_inspect_reads_them(
+    board: Path, tmp_path: Path
+) -> None:
+    """The kept episodes come from each `.eval` log's samples read as plain JSON (9x less CPU
+    than inspect's models): the same id, epoch and store as `read_eval_log` gives; a log that is
+    no such zip, or a sample without a store, is read through inspect instead."""
+    logs = sorted((board.parent / "run" / "logs").rglob("*.eval"))
+    assert logs
+    for path in logs:
+        log = read_eval_log(str(path))
+        expected = sorted((str(s.id), s.epoch, dict(s.store)) for s in log.samples or [])
+        assert sorted(sample_stores(path.read_bytes()) or []) == expected
+        as_json = tmp_path / f"{path.stem}.json"
+        write_eval_log(log, str(as_json))
+        assert sorted(_stores(str(as_json))) == expected  # inspect's own reading
+    assert sample_stores(b"not a zip") is None
+    member = io.BytesIO()
+    with zipfile.ZipFile(member, "w") as archive:
+        archive.writestr("samples/x_epoch_1.json", json.dumps({"id": "x", "epoch": 1}))
+    assert sample_stores(member.getvalue()) is None  # no store: not the layout it knows
