@@ -1,11 +1,12 @@
 """What a shipping coding agent is, as the board runs it: the shape every product module fills.
 
 A product module (`claude_code.py`, `codex.py`, `opencode.py`, ...) declares each fact once:
-its npm package and binary, its todo tools and their dialect, its file tools and shell, the
-folders it keeps for itself, where its own session record lives (and its parser, beside it),
-its compaction words and command, its extension mechanism and its switches. Everything else
-(the agents runner, the session readers, the audit, the simulated agent's dialects, `hooks
-install`, the docs' tables) reads them from here.
+its npm package and binary, its todo tools and their dialect (and a full-list tool's backend,
+`list_backend.py`), its file tools and shell, the folders it keeps for itself, where its own
+session record lives (and its parser, beside it), its compaction words and command, its
+extension mechanism and its switches, and how the board runs it (`cli_runner.py`). Everything
+else (the agents runner, the designs, the session readers, the audit, the simulated agent's
+dialects, `hooks install`, the docs' tables) reads them from here.
 """
 
 from __future__ import annotations
