@@ -47,13 +47,17 @@ SCRIPT: list[Turn] = [
 ]
 
 
-def _run(tmp: Path, flags: tuple[str, ...]) -> tuple[ResponsesStub, list[HookRecord]]:
+def _run(
+    tmp: Path,
+    flags: tuple[str, ...],
+    script: list[Turn] = SCRIPT,
+    fixes: str = "whitelist,inject,gate-open",
+) -> tuple[ResponsesStub, list[HookRecord]]:
     project = tmp / "project"
     project.mkdir()
-    assert main(["hooks", "install", "--product", "codex", "--fix", "whitelist,inject,gate-open",
-                 str(project)]) == 0  # fmt: skip
+    assert main(["hooks", "install", "--product", "codex", "--fix", fixes, str(project)]) == 0
     journal = tmp / "hooks.jsonl"
-    stub = ResponsesStub(SCRIPT)
+    stub = ResponsesStub(script)
     env = {HOOK_JOURNAL: str(journal), HOOK_STATE: str(tmp / "state")}
     with serving(stub):
         done = codex_exec(binary(CODEX), project, tmp / "home", stub, "Write a.md and b.md",
@@ -109,6 +113,24 @@ def test_codex_runs_no_project_hook_it_was_not_told_to_trust(tmp_path: Path) -> 
     assert _outputs(stub.requests[3])[-1] == codex.PLAN_TAKEN
     assert len(stub.requests) == 4  # the claim ended the run
     assert json.dumps(stub.requests[-1]).count("hook_prompt") == 0
+
+
+def test_codex_s_heuristic_gate_reads_the_work_its_shell_did(tmp_path: Path) -> None:
+    """On a user's machine Codex writes files through its shell: the heuristic gate ticks a step
+    by what the command wrote (borne out by the folder), refuses the claim while b.md is not
+    written, and lets it through once it is: one refusal, exactly."""
+    script: list[Turn] = [
+        [Call(codex.PLAN.tool, _plan(("Write a.md", "in_progress"), ("Write b.md", "pending")))],
+        [Call(codex.SHELL.tool, {codex.SHELL.command: "echo a > a.md"})],
+        [Say(CLAIM)],  # b.md not written: refused
+        [Call(codex.SHELL.tool, {codex.SHELL.command: "cat > b.md <<'EOF'\nb\nEOF"})],
+        [Say(CLAIM)],
+    ]
+    stub, records = _run(tmp_path, TRUSTED, script, fixes="gate-heuristic")
+    assert len(stub.requests) == len(script)
+    assert [r.action for r in records] == ["blocked"]
+    assert "Write b.md" in records[0].text and "[x] Write a.md" in records[0].text
+    assert (tmp_path / "project" / "b.md").read_text(encoding="utf-8") == "b\n"
 
 
 def test_the_codex_gate_row_sends_the_sloppy_agent_back_to_work(tmp_path: Path) -> None:
