@@ -24,6 +24,7 @@ from harness.agents.binaries import AgentMissing, binary
 from harness.agents.bridge_ports import BLOCKS, BRIDGE_PORT, WIDTH, block_ports, lock_path
 from harness.ports import holders
 from harness.products.catalog import PRODUCTS, RUNNERS
+from harness.run import terminate
 from tests.helpers import ROOT
 from tests.models.sim.test_sim import check_fault_record
 from tests.run.test_interrupt import members
@@ -73,17 +74,7 @@ def _stat(pid: int) -> list[str] | None:
 
 def descendants(root: int) -> set[int]:
     """Live processes under `root`."""
-    children: dict[int, set[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and (fields := _stat(int(entry.name))) is not None:
-            children.setdefault(int(fields[1]), set()).add(int(entry.name))
-    found: set[int] = set()
-    todo = [root]
-    while todo:
-        for child in children.get(todo.pop(), set()) - found:
-            found.add(child)
-            todo.append(child)
-    return found
+    return set(terminate.descendants(root))
 
 
 def ancestors(pid: int) -> set[int]:
