@@ -60,6 +60,9 @@ def method(kind: Spending = DEFAULT_SPENDING, futility: Futility | None = None) 
     return text
 
 
+#: the relative margin by which a statistic must clear its critical value to cross it
+TIE = 1e-9
+
 #: a comparison: (base variant, new variant, metric)
 Comparison = tuple[str, str, str]
 
@@ -140,9 +143,13 @@ def decide(
     low, high = effect - half, effect + half
     verdict: Verdict = "undecided"
     power: float | None = None
-    if low > 0 or high < 0:
+    # the interval excludes 0 when the statistic crosses the critical value; one equal to it
+    # does not cross (the sign-flip bound is the statistic of the most extreme sign vectors
+    # allowed, the observed among them when every pair differs the same way), and the two are
+    # computed apart, so a crossing must clear the bound by more than rounding
+    if abs(effect) > half * (1 + TIE):
         higher_is_better = BY_NAME[metric].direction != "lower"
-        verdict = "better" if (low > 0) == higher_is_better else "worse"
+        verdict = "better" if (effect > 0) == higher_is_better else "worse"
     elif tolerance > 0 and -tolerance <= low and high <= tolerance:
         verdict = "within tolerance"
     elif rule.futility is not None and number < planned and metric in rule.futility.mde and n > k:

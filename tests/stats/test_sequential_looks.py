@@ -286,6 +286,19 @@ def test_a_difference_carried_by_one_pair_is_never_decided() -> None:
     assert sign_flip_bound([("s00", 1, 5.0), ("s00", 2, 0.0)], 1, 1, 0.5) > 0
 
 
+def test_a_statistic_equal_to_its_sign_flip_bound_does_not_cross() -> None:
+    """Five pairs of 24 differ, all by +1: of the 32 sign patterns of those five, two (all + or
+    all -) are as extreme as the observed one, a two-sided chance of 1/16, so at alpha 0.05 the
+    bound is the observed statistic itself and nothing is decided (the interval's edge fell on
+    0 and rounding decided `better` before); at 0.07, above 1/16, it is decided."""
+    new = np.zeros((2, 12))
+    new[0, [3, 5]] = new[1, [3, 5, 10]] = 1.0
+    summary = _summary({"A": np.zeros((2, 12)).T.tolist(), "B": new.T.tolist()}, 2)
+    comparison = ("A", "B", "task_success")
+    assert decide(summary, comparison, 1, 1, 0.05, 0.0).verdict == "undecided"
+    assert decide(summary, comparison, 1, 1, 0.07, 0.0).verdict == "better"
+
+
 @pytest.mark.usefixtures("fewer_signs")
 def test_a_clear_difference_in_a_rare_count_is_decided() -> None:
     """A/B on the rare count: the base drops items in one scenario of 12, the new design
