@@ -90,6 +90,28 @@ def _next_boundary(grid: np.ndarray, mass: np.ndarray, t: float, sd: float, targ
     return float(brentq(crossing, 0.0, 50.0, xtol=1e-10))
 
 
+def crossing_chances(
+    grid: np.ndarray, mass: np.ndarray, edge: float, sd: float, shift: float
+) -> tuple[float, float]:
+    """The chance that the score, still inside at `grid` with `mass`, ends an increment of
+    standard deviation `sd` and mean `shift` above +`edge`, and below -`edge`."""
+    upper = float(mass @ sps.norm.sf((edge - grid - shift) / sd))
+    lower = float(mass @ sps.norm.cdf((-edge - grid - shift) / sd))
+    return upper, lower
+
+
+def still_inside(
+    grid: np.ndarray, mass: np.ndarray, edge: float, sd: float, shift: float, points: int = GRID
+) -> tuple[np.ndarray, np.ndarray]:
+    """The grid of `points` over (-`edge`, `edge`) and the score's mass on it (density times
+    Simpson's weights) after an increment of standard deviation `sd` and mean `shift` from
+    `grid`."""
+    inside = np.linspace(-edge, edge, points)
+    step = sps.norm.pdf((inside[:, None] - grid[None, :] - shift) / sd) / sd
+    density: np.ndarray = step @ mass
+    return inside, density * _simpson(inside)
+
+
 @lru_cache(maxsize=32)
 def boundaries(looks: int, alpha: float, kind: Spending = DEFAULT_SPENDING) -> tuple[float, ...]:
     """The |z| critical value of each of `looks` equally spaced looks, spending `alpha`
@@ -97,26 +119,20 @@ def boundaries(looks: int, alpha: float, kind: Spending = DEFAULT_SPENDING) -> t
     crossing is integrated numerically over the score process's independent increments (the
     recursion of Armitage, McPherson and Rowe; Jennison and Turnbull 2000, ch. 19) and each
     value solved for with scipy's brentq."""
-    fractions = [k / looks for k in range(1, looks + 1)]
     out: list[float] = []
     spent, before = 0.0, 0.0
-    grid, mass = np.zeros(1), np.zeros(1)  # density of the score still inside, times weights
-    for t in fractions:
+    # the score starts at 0 with certainty: a one-point grid of mass 1
+    grid, mass = np.zeros(1), np.ones(1)
+    for t in (k / looks for k in range(1, looks + 1)):
         target = spending(t, alpha, kind) - spent
+        sd = math.sqrt(t - before)
         if not out:
             c = float(sps.norm.isf(target / 2))
         else:
-            sd = math.sqrt(t - before)
             c = _next_boundary(grid, mass, t, sd, target)
         spent += target
-        edge = c * math.sqrt(t)
-        inside = np.linspace(-edge, edge, GRID)
-        if not out:
-            density = sps.norm.pdf(inside / math.sqrt(t)) / math.sqrt(t)
-        else:
-            step = sps.norm.pdf((inside[:, None] - grid[None, :]) / sd) / sd
-            density = step @ mass
-        grid, mass, before = inside, density * _simpson(inside), t
+        grid, mass = still_inside(grid, mass, c * math.sqrt(t), sd, 0.0)
+        before = t
         out.append(c)
     return tuple(out)
 
