@@ -30,7 +30,10 @@ What it does, honestly (also in the output):
    design `docs/statistics.md` recommends: batches of one epoch, as many looks as that fixed
    run's epochs (so never more episodes than it). The A/A runs are made in two designs: the
    documented default (LOOKS batches of BATCH epochs, with and without the sign-flip bound)
-   and the recommended one (AA_ONE_EPOCH_LOOKS batches of one epoch).
+   and the recommended one (AA_ONE_EPOCH_LOOKS batches of one epoch). At equal power (at each
+   of EQUAL_POWERS), the fewest one-epoch looks per spending function against the fixed run,
+   each beside what the same design saves on a normal statistic
+   (`harness.stats.sequential_efficiency`), and that theory's own table.
 Limits: repetitions share one finite pool (each A/A repetition uses 2 x BATCH x looks of the
 pool's epochs per scenario, each A/B one BATCH x looks), so they overlap and are not fully
 independent, and the intervals (which assume they are) are somewhat too narrow; the scenario
@@ -52,7 +55,7 @@ from pathlib import Path
 from pydantic import BaseModel
 from tabulate import tabulate
 
-from harness.results.summary import Futility, Summary, read_summary
+from harness.results.summary import Futility, Spending, Summary, read_summary
 from harness.stats.equal_power import (
     SequentialDesign,
     fixed_on_suite,
@@ -71,6 +74,8 @@ from harness.stats.power_study import (
     pooled_df,
 )
 from harness.stats.power_table import range_text
+from harness.stats.sequential_bounds import SPENDING_NAMES
+from harness.stats.sequential_efficiency import Efficiency, efficiency
 from harness.stats.sequential_looks import Rule
 from harness.stats.study_pool import Pool, Rate, pool_epochs, pool_of, truth
 from harness.versions import SIM_VERSION, TASK_VERSION
@@ -96,12 +101,30 @@ BOARD_PAIRS = PAIRS[1:]
 AA_ONE_EPOCH_LOOKS = 10
 ALPHA = 0.05
 POWER = 0.8
+#: the powers the equal-power comparison is made at: the plan's, and the higher one at which
+#: the group-sequential literature's "a quarter to a third fewer" is reported
+EQUAL_POWERS = (POWER, 0.9)
+#: the spending functions compared at equal power, and the looks of the theory's table
+SPENDINGS: tuple[Spending, ...] = ("obrien-fleming", "pocock")
+THEORY_LOOKS = (2, 4, 7, 10, 14)
 #: epochs per scenario in each batch of a sequential run, and its looks (the documented default)
 BATCH = 2
 LOOKS = 5
 #: the most epochs of the suite a fixed run is searched for: its sequential budget must be
 #: drawn from the pool's epochs, and well under all of them to vary between repetitions
 FIXED_MOST = 18
+
+
+class EqualPower(BaseModel):
+    """At one power: the fixed run on the suite that reaches it (None: none of at most
+    FIXED_MOST epochs does) and, per spending function, the smallest sequential run of
+    one-epoch batches that does (None: none of at most 2 x FIXED_MOST looks)."""
+
+    power: float
+    fixed_epochs: int | None
+    fixed_power: Rate | None
+    fixed_episodes: int | None
+    sequential: dict[str, SequentialDesign | None]
 
 
 class PlanCheck(BaseModel):
@@ -145,9 +168,8 @@ class PlanCheck(BaseModel):
     sequential_power: Rate | None
     sequential_wrong_way: Rate | None
     sequential_mean_episodes: float | None
-    #: the smallest sequential run of one-epoch batches reaching the power, per spending
-    #: function (None: none of at most 2 x FIXED_MOST looks does, or no true effect)
-    at_power: dict[str, SequentialDesign | None] = {}
+    #: the fixed and the sequential runs at each of EQUAL_POWERS (none: no true effect)
+    equal_power: list[EqualPower] = []
 
 
 class BoardRow(BaseModel):
@@ -285,21 +307,17 @@ def check(
     )
     achieved_other = achieved_by(other_plan, seed + 4)
     suite_epochs = suite_power = power = wrong = mean_episodes = None
+    equal_power: list[EqualPower] = []
     if effect != 0:
-        suite_epochs, suite_power = fixed_on_suite(
-            pool, base, new, metric, POWER, ALPHA, args.reps_ab, FIXED_MOST, seed + 2
-        )
+        equal_power = [
+            equal_at(pool, base, new, metric, level, args.reps_ab, seed) for level in EQUAL_POWERS
+        ]
+        suite_epochs, suite_power = equal_power[0].fixed_epochs, equal_power[0].fixed_power
     looks, batch = sequential_design(suite_epochs)
-    at_power: dict[str, SequentialDesign | None] = {}
     if effect != 0:
         power, mean_episodes, wrong = ab_sequential(
             pool, base, new, metric, args.reps_ab, batch, looks, ALPHA, seed + 3
         )
-        for spending in ("obrien-fleming", "pocock"):
-            at_power[spending] = sequential_on_suite(
-                pool, base, new, metric, POWER, ALPHA, args.reps_ab, 2 * FIXED_MOST, seed + 3,
-                Rule(spending=spending),
-            )  # fmt: skip
     return PlanCheck(
         base=base,
         new=new,
@@ -332,7 +350,26 @@ def check(
         sequential_power=power,
         sequential_wrong_way=wrong,
         sequential_mean_episodes=None if mean_episodes is None else round(mean_episodes, 3),
-        at_power=at_power,
+        equal_power=equal_power,
+    )
+
+
+def equal_at(
+    pool: Pool, base: str, new: str, metric: str, power: float, reps: int, seed: int
+) -> EqualPower:
+    """The fixed run on the suite and each spending function's sequential run at `power`, on
+    the same draws at every size (`harness.stats.equal_power`)."""
+    epochs, reached = fixed_on_suite(
+        pool, base, new, metric, power, ALPHA, reps, FIXED_MOST, seed + 2
+    )
+    scenarios = len(next(iter(pool.values())))
+    search = (pool, base, new, metric, power, ALPHA, reps, 2 * FIXED_MOST, seed + 3)
+    return EqualPower(
+        power=power,
+        fixed_epochs=epochs,
+        fixed_power=reached,
+        fixed_episodes=None if epochs is None else 2 * scenarios * epochs,
+        sequential={kind: sequential_on_suite(*search, Rule(spending=kind)) for kind in SPENDINGS},
     )
 
 
@@ -479,11 +516,17 @@ def render(study: Study) -> str:
         for p in study.plans
     ]  # fmt: skip
     power_rows = [
-        [f"{p.base} -> {p.new}", p.metric,
-         "-" if p.suite_episodes is None else str(p.suite_episodes), fmt(p.suite_power),
-         *[cell for spending in ("obrien-fleming", "pocock")
-           for cell in _at_power(p.at_power.get(spending), p.suite_episodes)]]
-        for p in study.plans if p.at_power
+        [f"{p.base} -> {p.new}", p.metric, f"{e.power:g}",
+         "-" if e.fixed_episodes is None else str(e.fixed_episodes), fmt(e.fixed_power),
+         *[cell for kind in SPENDINGS
+           for cell in _at_power(e.sequential.get(kind), e.fixed_episodes, e.power, kind)]]
+        for e_at in sorted(EQUAL_POWERS) for p in study.plans
+        for e in p.equal_power if e.power == e_at
+    ]  # fmt: skip
+    theory_rows = [
+        [f"{power:g}", looks,
+         *[cell for kind in SPENDINGS for cell in _theory(efficiency(looks, ALPHA, power, kind))]]
+        for power in EQUAL_POWERS for looks in THEORY_LOOKS
     ]  # fmt: skip
     names = [f"{b} -> {n} {m}" for b, n, m in study.board]
     board_rows = [
@@ -642,23 +685,51 @@ def render(study: Study) -> str:
         + "\n\n### At equal power, by spending function\n\n"
         "The same question with the number of looks free: the fewest looks of one epoch "
         f"(2 to {2 * FIXED_MOST}) whose sequential run decides the comparison the right way "
-        f"in at least {study.power} of the draws, the same draws at every size (`--spending "
-        "obrien-fleming`, the default, and `--spending pocock`). Its mean episodes against the "
-        "fixed run's, both at the plan's power.\n\n"
+        "in at least the power of the draws, the same draws at every size (`--spending "
+        "obrien-fleming`, the default, and `--spending pocock`), against the fixed run (the "
+        f"fewest epochs, 1 to {FIXED_MOST}, that reach it): at the plan's power "
+        f"{study.power} and at {EQUAL_POWERS[-1]:g}. `theory`: what the same design saves on "
+        "average at those looks when the statistic is normal (the table below), so a row "
+        "short of a quarter can be told from a design that cannot save one.\n\n"
         + table(
             power_rows,
             [
                 "base -> new",
                 "metric",
+                "power",
                 "fixed episodes",
                 "its power",
                 "O'Brien-Fleming: looks",
                 "power",
                 "mean episodes",
                 "saved",
+                "theory",
                 "Pocock: looks",
                 "power",
                 "mean episodes",
+                "saved",
+                "theory",
+            ],
+        )  # fmt: skip
+        + "\n\n### What the designs can save at best\n\n"
+        "The same designs on a normal statistic of known variance, the large-sample limit of "
+        "the gate's test (`harness.stats.sequential_efficiency`, by the boundaries' own "
+        "numerical integration): the largest run a design of so many equally spaced looks "
+        "needs for the power (over the fixed run's size), and its mean size at the stop when "
+        "the difference is there, as the share of the fixed run it saves. "
+        + _quarter_text()
+        + " The pool's rows above differ from these by the epochs' "
+        "granularity (a fixed run of whole epochs overshoots the power it is sized for), the "
+        "gate's small-sample critical values (the t quantile and the sign-flip bound), and "
+        "the draws.\n\n"
+        + table(
+            theory_rows,
+            [
+                "power",
+                "looks",
+                "O'Brien-Fleming: largest",
+                "saved",
+                "Pocock: largest",
                 "saved",
             ],
         )  # fmt: skip
@@ -682,11 +753,39 @@ def render(study: Study) -> str:
     )
 
 
-def _at_power(design: SequentialDesign | None, fixed: int | None) -> list[str]:
+def _at_power(
+    design: SequentialDesign | None, fixed: int | None, power: float, kind: Spending
+) -> list[str]:
     if design is None:
-        return ["none", "-", "-", "-"]
+        return ["none", "-", "-", "-", "-"]
     saved = "-" if fixed is None else _share(design.mean_episodes, fixed)
-    return [str(design.looks), design.power.text, f"{design.mean_episodes:.1f}", saved]
+    theory = efficiency(design.looks, ALPHA, power, kind)
+    return [
+        str(design.looks),
+        design.power.text,
+        f"{design.mean_episodes:.1f}",
+        saved,
+        _share(theory.expected, 1),
+    ]
+
+
+def _quarter_text() -> str:
+    """Where in the theory's table a design first saves a quarter, per power."""
+    parts = []
+    for power in EQUAL_POWERS:
+        found = []
+        for kind in SPENDINGS:
+            looks = next(
+                (k for k in THEORY_LOOKS if efficiency(k, ALPHA, power, kind).saved >= 0.25), None
+            )
+            name = SPENDING_NAMES[kind]
+            found.append(f"{name} {'never' if looks is None else f'from {looks} looks'}")
+        parts.append(f"at power {power:g}: {', '.join(found)}")
+    return "A quarter fewer, " + "; ".join(parts) + "."
+
+
+def _theory(design: Efficiency) -> list[str]:
+    return [f"{design.largest:.3f}", _share(design.expected, 1)]
 
 
 def _share(episodes: float, fixed: int) -> str:
