@@ -101,13 +101,15 @@ def _power() -> str:
     )
     plans = {}
     for row in study["plans"]:
-        if not row.get("suite_episodes"):
+        # the fixed run on the suite at the plan's power
+        fixed = next((e for e in row["equal_power"] if e["power"] == study["power"]), None)
+        if fixed is None or not fixed["fixed_episodes"]:
             continue
-        saved = 1 - row["sequential_mean_episodes"] / row["suite_episodes"]
+        saved = 1 - row["sequential_mean_episodes"] / fixed["fixed_episodes"]
         metric = BY_NAME[row["metric"]].header if row["metric"] in BY_NAME else row["metric"]
         plans[f"{row['base']} to {row['new']}, {metric}"] = {
-            "fixed episodes": str(row["suite_episodes"]),
-            "fixed power": f"{row['suite_power']['rate']:.2f}",
+            "fixed episodes": str(fixed["fixed_episodes"]),
+            "fixed power": f"{fixed['fixed_power']['rate']:.2f}",
             "sequential episodes": f"{row['sequential_mean_episodes']:.0f}",
             "sequential power": f"{row['sequential_power']['rate']:.2f}",
             "saved": f"{saved:.0%}",

@@ -158,11 +158,6 @@ class PlanCheck(BaseModel):
     #: whether the plan from the pool lies in it
     pilot_range: str
     pool_plan_in_range: str
-    #: the fixed run answering the sequential run's question: epochs of the suite's own 12
-    #: scenarios whose one look (the gate's test) reaches the power, its power and episodes
-    suite_epochs: int | None
-    suite_power: Rate | None
-    suite_episodes: int | None
     sequential_looks: int
     sequential_batch: int
     sequential_power: Rate | None
@@ -170,6 +165,12 @@ class PlanCheck(BaseModel):
     sequential_mean_episodes: float | None
     #: the fixed and the sequential runs at each of EQUAL_POWERS (none: no true effect)
     equal_power: list[EqualPower] = []
+
+    @property
+    def at_plan(self) -> EqualPower | None:
+        """At the plan's power: the fixed run answering the sequential run's question (epochs
+        of the suite's own 12 scenarios whose one look, the gate's test, reaches it)."""
+        return next((e for e in self.equal_power if e.power == POWER), None)
 
 
 class BoardRow(BaseModel):
@@ -279,7 +280,6 @@ def check(
     pilot = read_summary(PILOT / "summary.json")
     effect = truth(pool, base, new, metric)
     row: Plan = plan(pilot, base, new, metric, alpha=ALPHA, power=POWER)
-    scenarios = len(next(iter(pool.values())))
 
     def achieved_by(planned: Plan, draws: int) -> Rate | None:
         """The power a plan's runs reach when drawn from the pool (None: no plan)."""
@@ -306,14 +306,13 @@ def check(
         pooled, base, new, metric, epochs=pilot.epochs, alpha=ALPHA, power=POWER, method=other
     )
     achieved_other = achieved_by(other_plan, seed + 4)
-    suite_epochs = suite_power = power = wrong = mean_episodes = None
+    power = wrong = mean_episodes = None
     equal_power: list[EqualPower] = []
     if effect != 0:
         equal_power = [
             equal_at(pool, base, new, metric, level, args.reps_ab, seed) for level in EQUAL_POWERS
         ]
-        suite_epochs, suite_power = equal_power[0].fixed_epochs, equal_power[0].fixed_power
-    looks, batch = sequential_design(suite_epochs)
+    looks, batch = sequential_design(equal_power[0].fixed_epochs if equal_power else None)
     if effect != 0:
         power, mean_episodes, wrong = ab_sequential(
             pool, base, new, metric, args.reps_ab, batch, looks, ALPHA, seed + 3
@@ -342,9 +341,6 @@ def check(
         achieved_from_pool_other=achieved_other,
         pilot_range=range_text(row),
         pool_plan_in_range=_in_range(row, from_pool.scenarios),
-        suite_epochs=suite_epochs,
-        suite_power=suite_power,
-        suite_episodes=None if suite_epochs is None else 2 * scenarios * suite_epochs,
         sequential_looks=looks,
         sequential_batch=batch,
         sequential_power=power,
@@ -507,8 +503,7 @@ def render(study: Study) -> str:
     ]  # fmt: skip
     seq_rows = [
         [f"{p.base} -> {p.new}", p.metric,
-         "-" if p.suite_epochs is None else f"12 x {p.suite_epochs}",
-         fmt(p.suite_power), "-" if p.suite_episodes is None else str(p.suite_episodes),
+         *_fixed_cells(p.at_plan),
          "-" if p.sequential_power is None else f"{p.sequential_looks} x {p.sequential_batch}",
          fmt(p.sequential_power), fmt(p.sequential_wrong_way),
          "-" if p.sequential_mean_episodes is None else f"{p.sequential_mean_episodes:.1f}",
@@ -520,8 +515,7 @@ def render(study: Study) -> str:
          "-" if e.fixed_episodes is None else str(e.fixed_episodes), fmt(e.fixed_power),
          *[cell for kind in SPENDINGS
            for cell in _at_power(e.sequential.get(kind), e.fixed_episodes, e.power, kind)]]
-        for e_at in sorted(EQUAL_POWERS) for p in study.plans
-        for e in p.equal_power if e.power == e_at
+        for level in EQUAL_POWERS for p in study.plans for e in p.equal_power if e.power == level
     ]  # fmt: skip
     theory_rows = [
         [f"{power:g}", looks,
@@ -842,11 +836,17 @@ def _size(p: Plan) -> str:
     return f"{p.scenarios} x {p.epochs}" if p.scenarios is not None else p.note
 
 
+def _fixed_cells(fixed: EqualPower | None) -> list[str]:
+    if fixed is None or fixed.fixed_epochs is None:
+        return ["-", fmt(None if fixed is None else fixed.fixed_power), "-"]
+    return [f"12 x {fixed.fixed_epochs}", fmt(fixed.fixed_power), str(fixed.fixed_episodes)]
+
+
 def _saved(p: PlanCheck) -> str:
-    if p.suite_episodes is None or p.sequential_mean_episodes is None:
+    fixed = p.at_plan
+    if fixed is None or fixed.fixed_episodes is None or p.sequential_mean_episodes is None:
         return "-"
-    saved = 1 - p.sequential_mean_episodes / p.suite_episodes
-    return f"{abs(saved):.0%} {'fewer' if saved >= 0 else 'more'}"
+    return _share(p.sequential_mean_episodes, fixed.fixed_episodes)
 
 
 def _agrees(achieved: Rate | None, power: float) -> str:

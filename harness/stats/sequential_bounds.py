@@ -82,6 +82,8 @@ def _next_boundary(grid: np.ndarray, mass: np.ndarray, t: float, sd: float, targ
     """The |z| value at information `t` that the score, still inside at `grid` with `mass`,
     crosses with probability `target` over an increment of standard deviation `sd`."""
 
+    # both tails in one product, not `crossing_chances`' two: summed apart, the last bit of
+    # some boundaries moves, and with it a decision at a tie
     def crossing(c: float) -> float:
         edge = c * math.sqrt(t)
         outside = sps.norm.cdf((-edge - grid) / sd) + sps.norm.sf((edge - grid) / sd)
